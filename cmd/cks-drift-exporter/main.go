@@ -1,0 +1,76 @@
+// Command cks-drift-exporter checks the VM maps of CloudStack Kubernetes Service clusters and
+// serves the result to Prometheus.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/alecthomas/kingpin/v2"
+	"github.com/prometheus/common/promslog"
+	promslogflag "github.com/prometheus/common/promslog/flag"
+	"github.com/prometheus/common/version"
+	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/config"
+	"github.com/cks-drift-exporter/cks-drift-exporter/exporter"
+)
+
+func main() {
+	os.Exit(run())
+}
+
+func run() int {
+	app := kingpin.New("cks-drift-exporter", "Checks the VM maps of CloudStack Kubernetes Service clusters against CloudStack's VMs and the Kubernetes nodes.")
+	var (
+		configFile    = app.Flag("config.file", "Configuration file.").Default("cks-drift-exporter.yml").String()
+		configCheck   = app.Flag("config.check", "Validate the configuration file, print the problems and exit (0 valid, 1 invalid).").Bool()
+		once          = app.Flag("once", "Run one check cycle, print the findings and exit: 0 no drift, 1 drift, 2 the check could not run. Sends no notifications.").Bool()
+		onceFormat    = app.Flag("once.format", "Output of --once: table or json.").Default("table").Enum("table", "json")
+		telemetryPath = app.Flag("web.telemetry-path", "Path under which to expose metrics.").Default("/metrics").String()
+		webConfig     = kingpinflag.AddFlags(app, ":9862")
+		logConfig     = &promslog.Config{}
+	)
+	promslogflag.AddFlags(app, logConfig)
+	app.Version(version.Print("cks-drift-exporter"))
+	app.HelpFlag.Short('h')
+	if _, err := app.Parse(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	logger := promslog.New(logConfig)
+
+	if *configCheck {
+		if _, err := config.Load(*configFile); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		fmt.Printf("%s: configuration is valid\n", *configFile)
+		return 0
+	}
+
+	e, err := exporter.New(exporter.Options{ConfigFile: *configFile, Logger: logger})
+	if err != nil {
+		logger.Error("Could not start", "err", err)
+		if *once {
+			return exporter.ExitCheckErr
+		}
+		return 1
+	}
+	defer e.Close()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if *once {
+		return e.RunOnce(ctx, os.Stdout, *onceFormat)
+	}
+	logger.Info("Starting cks-drift-exporter", "version", version.Info(), "build_context", version.BuildContext(), "config", *configFile)
+	if err := e.Run(ctx, exporter.ServeOptions{TelemetryPath: *telemetryPath, Web: webConfig}); err != nil {
+		logger.Error("Exporter stopped", "err", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,51 @@
+package cloudstack
+
+import "fmt"
+
+// page fetches one page and returns CloudStack's total count with the page's items.
+type page[T any] func(page, size int) (count int, items []T, err error)
+
+// listAll loops over pages until it holds count items. The SDK does not paginate, and count is the
+// total, not the page length; a sequence that does not add up is an error, never a short list,
+// so that a cut answer is never taken for a cloud with fewer clusters or VMs.
+func listAll[T any](what string, size int, fetch page[T]) ([]T, error) {
+	var all []T
+	total := -1
+	for p := 1; ; p++ {
+		count, items, err := fetch(p, size)
+		if err != nil {
+			return nil, fmt.Errorf("list %s, page %d: %w", what, p, err)
+		}
+		if total >= 0 && count != total {
+			return nil, fmt.Errorf("list %s, page %d: count changed from %d to %d while paging", what, p, total, count)
+		}
+		total = count
+		all = append(all, items...)
+		switch {
+		case len(all) == total:
+			return all, nil
+		case len(all) > total:
+			return nil, fmt.Errorf("list %s: %d items after page %d, but count is %d", what, len(all), p, total)
+		case len(items) == 0:
+			return nil, fmt.Errorf("list %s: page %d is empty after %d of %d items", what, p, len(all), total)
+		}
+	}
+}
+
+// listScopes lists in every scope: "" for the resources outside projects, "-1" for those of all
+// projects.
+func listScopes[T any](scopes []string, what string, size int, fetch func(project string, page, size int) (int, []T, error)) ([]T, error) {
+	var all []T
+	for _, project := range scopes {
+		name := what
+		if project != "" {
+			name += " of projects"
+		}
+		got, err := listAll(name, size, func(page, size int) (int, []T, error) { return fetch(project, page, size) })
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, got...)
+	}
+	return all, nil
+}

@@ -1,0 +1,131 @@
+package collector
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Nodes is what kubectl reported for a cluster. Evaluated is false when the node list could not be
+// read: the node side is then not compared at all, so that an unreachable control node never
+// clears or invents a node finding.
+type Nodes struct {
+	Names     []string
+	Evaluated bool
+}
+
+// Result holds the findings of one cluster, per side, in a stable order.
+type Result struct {
+	VM             []Finding
+	Node           []Finding
+	NodesEvaluated bool
+}
+
+// VM states in which a mapped VM has been or is being expunged.
+func expunging(state string) bool {
+	return state == "Destroyed" || state == "Expunging"
+}
+
+// Compare is the drift check of one cluster: a pure function of the cluster with its VM map, the
+// inventory's VMs (through idx), the Kubernetes nodes, the time and the grace period. VMs younger
+// than grace are never flagged, so that VMs being created are not reported.
+func Compare(c Cluster, idx *Index, nodes Nodes, now time.Time, grace time.Duration) Result {
+	young := func(created time.Time) bool { return !created.IsZero() && now.Sub(created) < grace }
+	named := idx.NamedAsNodes(c)
+	res := Result{NodesEvaluated: nodes.Evaluated}
+
+	visible := 0
+	for _, m := range c.Mapped {
+		switch {
+		case m.Missing:
+			id := strconv.FormatInt(m.InternalID, 10)
+			res.VM = append(res.VM, Finding{Kind: KindMappedVMMissing, VMID: id, InternalID: m.InternalID,
+				Message: fmt.Sprintf("VM with ID %s is one of the VMs of Kubernetes cluster %s in CloudStack, but does not exist", id, c.Name)})
+			continue
+		case (m.Removed || expunging(m.State)) && !young(m.Created):
+			res.VM = append(res.VM, Finding{Kind: KindMappedVMExpunged, VMID: m.ID, VMName: m.Name, InternalID: m.InternalID,
+				Message: fmt.Sprintf("VM %s (%s) is one of the VMs of Kubernetes cluster %s in CloudStack, but has been or is being expunged", m.Name, m.ID, c.Name)})
+		}
+		if !m.Removed {
+			visible++
+		}
+	}
+	for _, vm := range named {
+		if expunging(vm.State) || young(vm.Created) {
+			continue
+		}
+		res.VM = append(res.VM, Finding{Kind: KindUnmappedVM, VMID: vm.ID, VMName: vm.Name,
+			Message: fmt.Sprintf("VM %s (%s, %s) is named as a node of Kubernetes cluster %s but is not one of its VMs in CloudStack", vm.Name, vm.ID, vm.State, c.Name)})
+	}
+	if !c.MapRowsVisible {
+		// Through the API a dangling map row only shows as a count gap; VMs named as nodes but
+		// missing from the map explain part of it and are reported as such.
+		want := c.ControlNodes + c.WorkerNodes + c.EtcdNodes
+		if k := want - visible - len(named); k > 0 {
+			res.VM = append(res.VM, Finding{Kind: KindVMMapIncomplete,
+				Message: fmt.Sprintf("Kubernetes cluster %s should have %d VMs but its VM map in CloudStack shows %d: %d missing or expunged", c.Name, want, visible, k)})
+		}
+	}
+
+	if nodes.Evaluated {
+		res.Node = compareNodes(c, named, nodes.Names, young)
+	}
+	sortFindings(res.VM)
+	sortFindings(res.Node)
+	return res
+}
+
+// compareNodes is the node side: running VMs of the cluster that Kubernetes does not know, and
+// Kubernetes nodes that match no VM of the cluster, mapped or named as a node.
+func compareNodes(c Cluster, named []*VM, nodeNames []string, young func(time.Time) bool) []Finding {
+	nodes := make(map[string]string, len(nodeNames))
+	for _, n := range nodeNames {
+		nodes[NodeName(n)] = n
+	}
+	vms := make(map[string]bool, len(c.Mapped)+len(named))
+	var out []Finding
+	for _, m := range c.Mapped {
+		if m.Missing || m.Removed {
+			continue
+		}
+		name := strings.ToLower(m.Name)
+		vms[name] = true
+		if m.State != "Running" || young(m.Created) || m.Etcd || IsEtcdName(c, m.Name) {
+			continue
+		}
+		if _, ok := nodes[name]; !ok {
+			out = append(out, Finding{Kind: KindVMNotANode, VMID: m.ID, VMName: m.Name,
+				Message: fmt.Sprintf("VM %s (%s) of Kubernetes cluster %s is running but is not a Kubernetes node of the cluster", m.Name, m.ID, c.Name)})
+		}
+	}
+	for _, vm := range named {
+		vms[strings.ToLower(vm.Name)] = true
+	}
+	for key, node := range nodes {
+		if !vms[key] {
+			out = append(out, Finding{Kind: KindNodeWithoutVM, VMName: node,
+				Message: fmt.Sprintf("Kubernetes node %s of cluster %s has no VM in CloudStack", node, c.Name)})
+		}
+	}
+	return out
+}
+
+func sortFindings(fs []Finding) {
+	sort.Slice(fs, func(i, j int) bool {
+		if fs[i].Kind != fs[j].Kind {
+			return kindOrder(fs[i].Kind) < kindOrder(fs[j].Kind)
+		}
+		return fs[i].Key() < fs[j].Key()
+	})
+}
+
+func kindOrder(k Kind) int {
+	for i, kk := range Kinds {
+		if kk == k {
+			return i
+		}
+	}
+	return len(Kinds)
+}

@@ -1,0 +1,132 @@
+// Package collector compares CloudStack's view of CKS clusters with Kubernetes and exposes the result.
+package collector
+
+import "time"
+
+// Inventory is what one cycle read from CloudStack (or its database): every cluster and every VM
+// the credentials can see. Sources fill it; the engine never asks where it came from.
+type Inventory struct {
+	Clusters []Cluster
+	// VMs holds every VM that is not expunged, in every state, of every account and project.
+	VMs []VM
+}
+
+// Cluster is one CKS cluster with the part of its VM map its source can see.
+type Cluster struct {
+	ID          string // uuid
+	Name        string
+	State       string // Running, Alert, Scaling, ...
+	ClusterType string // CloudManaged or ExternalManaged
+	ZoneID      string
+	ZoneName    string
+	Account     string
+	DomainID    string
+	Domain      string
+	ProjectID   string
+	Project     string
+	NetworkID   string
+	Created     time.Time
+
+	ControlNodes int
+	WorkerNodes  int // the cluster's size
+	EtcdNodes    int
+
+	// Mapped is the VM map as the source sees it. Through the API, rows whose VM is expunged or
+	// does not exist are silently missing (see MapRowsVisible).
+	Mapped []MappedVM
+	// MapRowsVisible is true when the source reads the map rows themselves (the database), so
+	// that dangling rows appear in Mapped and no count gap has to be inferred.
+	MapRowsVisible bool
+
+	// SSH is where kubectl can be reached; an empty Host means it could not be discovered.
+	SSH SSHTarget
+}
+
+// MappedVM is one row of a cluster's VM map and what the source knows of its VM.
+type MappedVM struct {
+	ID         string // uuid; empty when the VM does not exist
+	InternalID int64  // vm_instance.id when the source knows it (database), else 0
+	Name       string
+	State      string
+	Created    time.Time
+	Removed    bool // expunged: vm_instance.removed is set
+	Missing    bool // the row names a VM id that does not exist
+	Etcd       bool // an etcd node, never expected among the Kubernetes nodes
+	External   bool // added with addNodesToKubernetesCluster, arbitrary name
+}
+
+// VM is a virtual machine as listVirtualMachines shows it.
+type VM struct {
+	ID        string
+	Name      string
+	State     string
+	Account   string
+	DomainID  string
+	ProjectID string
+	Created   time.Time
+}
+
+// SSHTarget is the address of a cluster's first control node for SSH.
+type SSHTarget struct {
+	Host string
+	Port int
+}
+
+// Side tells which comparison a finding comes from; each side clears and is announced on its own.
+type Side string
+
+// The two sides of the check.
+const (
+	SideVM   Side = "vm"
+	SideNode Side = "node"
+)
+
+// Kind is the kind of drift, the value of the kind label.
+type Kind string
+
+// Kinds of drift, as CONTRACT.md names them.
+const (
+	KindUnmappedVM       Kind = "unmapped_vm"
+	KindMappedVMExpunged Kind = "mapped_vm_expunged"
+	KindMappedVMMissing  Kind = "mapped_vm_missing"
+	KindVMMapIncomplete  Kind = "vm_map_incomplete"
+	KindVMNotANode       Kind = "vm_not_a_node"
+	KindNodeWithoutVM    Kind = "node_without_vm"
+)
+
+// Kinds lists every kind in a fixed order, so that metrics carry every kind, zeros included.
+var Kinds = []Kind{
+	KindUnmappedVM, KindMappedVMExpunged, KindMappedVMMissing, KindVMMapIncomplete,
+	KindVMNotANode, KindNodeWithoutVM,
+}
+
+// Side returns the side a kind belongs to.
+func (k Kind) Side() Side {
+	if k == KindVMNotANode || k == KindNodeWithoutVM {
+		return SideNode
+	}
+	return SideVM
+}
+
+// Finding is one piece of drift in one cluster.
+type Finding struct {
+	Kind    Kind   `json:"kind"`
+	VMID    string `json:"vm_id"`   // uuid, or the map's numeric id for mapped_vm_missing; empty for nodes
+	VMName  string `json:"vm_name"` // VM name, or the node name for node_without_vm
+	Message string `json:"message"`
+	// InternalID is vm_instance.id when the source knows it.
+	InternalID int64     `json:"internal_id,omitempty"`
+	FirstSeen  time.Time `json:"first_seen"`
+}
+
+// Key identifies a finding across cycles: the same drift keeps the same key.
+func (f Finding) Key() string {
+	switch {
+	case f.VMID != "":
+		return string(f.Kind) + ":" + f.VMID
+	case f.VMName != "":
+		return string(f.Kind) + ":" + f.VMName
+	default:
+		return string(f.Kind)
+	}
+}

@@ -1,0 +1,121 @@
+package collector
+
+import (
+	"sort"
+	"time"
+)
+
+// ClusterStatus is what the last cycles know of one cluster.
+type ClusterStatus struct {
+	Cluster Cluster
+	// Checked is true when the cluster was compared in the last cycle, false when it was skipped
+	// (state other than Running or Alert, or ExternalManaged); a skipped cluster keeps its findings.
+	Checked bool
+	// KubectlReachable is true when the node list was read in the cluster's last check.
+	KubectlReachable bool
+	// KubectlError is a short reason why the node list could not be read, when it could not.
+	KubectlError string
+	// NodesEvaluated is true when the node side was compared in this cycle.
+	NodesEvaluated bool
+	VM             []Finding
+	Node           []Finding
+}
+
+// Findings returns both sides' findings.
+func (s ClusterStatus) Findings() []Finding {
+	return append(append([]Finding{}, s.VM...), s.Node...)
+}
+
+// Snapshot is the outcome of the last completed cycle; metrics and /findings are built from it
+// alone, so that a scrape never waits for CloudStack or SSH.
+type Snapshot struct {
+	Start    time.Time
+	End      time.Time
+	Success  bool   // the inventory was read
+	Error    string // why it was not
+	Enabled  bool
+	Clusters []ClusterStatus // by name, then id
+
+	LastSuccess     time.Time
+	Cycles          uint64
+	CycleFailures   uint64
+	KubectlFailures map[string]uint64 // by reason, since start
+	Notifications   NotificationStats
+}
+
+// NotificationStats counts what the notifier did since start.
+type NotificationStats struct {
+	Sent     map[Kind]uint64 // alerts sent for new findings
+	Capped   uint64
+	Failures uint64
+}
+
+// Checkable reports whether a cluster is compared in a cycle: CloudManaged clusters in Running or
+// Alert state. Every other state, known or not, means an operation may be changing the VM map.
+func Checkable(c Cluster) bool {
+	if c.ClusterType == "ExternalManaged" {
+		return false
+	}
+	return c.State == "Running" || c.State == "Alert"
+}
+
+// NodeList is the outcome of listing one cluster's Kubernetes nodes.
+type NodeList struct {
+	Names []string
+	Err   string // reason; empty when Names were read
+}
+
+// Evaluate compares every cluster of the inventory and carries over what must not change: a
+// skipped cluster keeps its findings and reachability; a cluster whose nodes could not be listed
+// keeps its node-side findings. First-seen times survive from prev. Clusters gone from the
+// inventory are dropped.
+func Evaluate(prev []ClusterStatus, inv Inventory, nodes map[string]NodeList, now time.Time, grace time.Duration) []ClusterStatus {
+	before := make(map[string]ClusterStatus, len(prev))
+	for _, s := range prev {
+		before[s.Cluster.ID] = s
+	}
+	idx := NewIndex(inv)
+	out := make([]ClusterStatus, 0, len(inv.Clusters))
+	for _, c := range inv.Clusters {
+		p := before[c.ID]
+		if !Checkable(c) {
+			out = append(out, ClusterStatus{Cluster: c, KubectlReachable: p.KubectlReachable, KubectlError: p.KubectlError, VM: p.VM, Node: p.Node})
+			continue
+		}
+		nl, listed := nodes[c.ID]
+		evaluated := listed && nl.Err == ""
+		res := Compare(c, idx, Nodes{Names: nl.Names, Evaluated: evaluated}, now, grace)
+		s := ClusterStatus{Cluster: c, Checked: true, KubectlReachable: evaluated, NodesEvaluated: evaluated, VM: res.VM, Node: res.Node}
+		if !evaluated {
+			s.KubectlError = nl.Err
+			if !listed {
+				s.KubectlError = "not_listed"
+			}
+			s.Node = p.Node
+		}
+		carryFirstSeen(s.VM, p.VM, now)
+		carryFirstSeen(s.Node, p.Node, now)
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Cluster.Name != out[j].Cluster.Name {
+			return out[i].Cluster.Name < out[j].Cluster.Name
+		}
+		return out[i].Cluster.ID < out[j].Cluster.ID
+	})
+	return out
+}
+
+func carryFirstSeen(cur, prev []Finding, now time.Time) {
+	first := make(map[string]time.Time, len(prev))
+	for _, f := range prev {
+		first[f.Key()] = f.FirstSeen
+	}
+	for i := range cur {
+		if t, ok := first[cur[i].Key()]; ok && !t.IsZero() {
+			cur[i].FirstSeen = t
+		} else if cur[i].FirstSeen.IsZero() {
+			cur[i].FirstSeen = now
+		}
+	}
+}

@@ -1,0 +1,124 @@
+package exporter
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector/kube"
+	"github.com/cks-drift-exporter/cks-drift-exporter/config"
+)
+
+// cycle runs one check and returns the next snapshot. It never fails as a whole: an inventory
+// that cannot be read keeps the previous clusters and findings with Success false, and a cluster
+// whose control node cannot be reached is compared on its VM side only.
+func cycle(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, src sources, logger *slog.Logger, now func() time.Time) *collector.Snapshot {
+	next := carry(prev)
+	next.Start = now()
+	next.Enabled = true
+	next.Cycles++
+
+	inv, err := src.inventory.Inventory(ctx)
+	if err != nil {
+		next.End = now()
+		next.Success = false
+		next.Error = err.Error()
+		next.CycleFailures++
+		logger.Error("Could not read the inventory from CloudStack, keeping the previous findings", "err", err)
+		return next
+	}
+	nodes := listNodes(ctx, inv, src.nodes, cfg.Check.Concurrency, logger)
+	for _, nl := range nodes {
+		if nl.Err != "" {
+			next.KubectlFailures[nl.Err]++
+		}
+	}
+	next.Clusters = collector.Evaluate(prev.Clusters, inv, nodes, next.Start, cfg.Check.GracePeriod)
+	logReachability(prev.Clusters, next.Clusters, logger)
+	next.End = now()
+	next.Success = true
+	next.Error = ""
+	next.LastSuccess = next.End
+	return next
+}
+
+// carry copies what a new snapshot inherits: clusters (kept as they were when nothing could be
+// read) and counters.
+func carry(prev *collector.Snapshot) *collector.Snapshot {
+	next := *prev
+	next.KubectlFailures = make(map[string]uint64, len(prev.KubectlFailures))
+	for k, v := range prev.KubectlFailures {
+		next.KubectlFailures[k] = v
+	}
+	next.Notifications.Sent = make(map[collector.Kind]uint64, len(prev.Notifications.Sent))
+	for k, v := range prev.Notifications.Sent {
+		next.Notifications.Sent[k] = v
+	}
+	return &next
+}
+
+// listNodes lists the nodes of every cluster that is checked in this cycle, at most concurrency
+// at a time, each bounded by the lister's timeout.
+func listNodes(ctx context.Context, inv collector.Inventory, lister NodeLister, concurrency int, logger *slog.Logger) map[string]collector.NodeList {
+	var (
+		mu  sync.Mutex
+		wg  sync.WaitGroup
+		out = make(map[string]collector.NodeList)
+		sem = make(chan struct{}, max(concurrency, 1))
+	)
+	for _, c := range inv.Clusters {
+		if !collector.Checkable(c) {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+				defer func() { <-sem }()
+			case <-ctx.Done():
+				mu.Lock()
+				out[c.ID] = collector.NodeList{Err: "cancelled"}
+				mu.Unlock()
+				return
+			}
+			names, err := lister.Nodes(ctx, c)
+			nl := collector.NodeList{Names: names}
+			if err != nil {
+				nl = collector.NodeList{Err: kube.Reason(err)}
+				logger.Debug("Could not list the Kubernetes nodes, comparing the VM map with the VMs in CloudStack only",
+					"cluster", c.Name, "cluster_id", c.ID, "reason", nl.Err, "err", err)
+			}
+			mu.Lock()
+			out[c.ID] = nl
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// logReachability logs a change of kubectl reachability once, not every cycle: a WARN when a
+// cluster's nodes can no longer be listed or fail for another reason, an INFO when they can again.
+func logReachability(prev, cur []collector.ClusterStatus, logger *slog.Logger) {
+	before := make(map[string]collector.ClusterStatus, len(prev))
+	for _, s := range prev {
+		before[s.Cluster.ID] = s
+	}
+	for _, s := range cur {
+		if !s.Checked {
+			continue
+		}
+		p, seen := before[s.Cluster.ID]
+		switch {
+		case !s.KubectlReachable && (!seen || p.KubectlError != s.KubectlError):
+			logger.Warn("Could not list the Kubernetes nodes of the cluster; comparing its VM map with the VMs in CloudStack only",
+				"cluster", s.Cluster.Name, "cluster_id", s.Cluster.ID, "reason", s.KubectlError,
+				"ssh_host", s.Cluster.SSH.Host, "ssh_port", s.Cluster.SSH.Port)
+		case s.KubectlReachable && seen && p.KubectlError != "":
+			logger.Info("The Kubernetes nodes of the cluster can be listed again", "cluster", s.Cluster.Name, "cluster_id", s.Cluster.ID)
+		}
+	}
+}

@@ -1,0 +1,38 @@
+package exporter
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
+)
+
+// newRegistry holds the cached check metrics, build info, the process's own metrics and the
+// reload metrics, which are live state rather than part of a cycle.
+func (e *Exporter) newRegistry() *prometheus.Registry {
+	e.reloadOK = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "cks_drift_config_last_reload_successful",
+		Help: "1 if the last configuration reload succeeded, 0 if it failed and the previous configuration is still in use.",
+	})
+	e.reloadTime = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "cks_drift_config_last_reload_success_timestamp_seconds",
+		Help: "Unix time of the last successful configuration load.",
+	})
+	e.reloadsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "cks_drift_config_reloads_total",
+		Help: "Configuration reloads by result.",
+	}, []string{"result"})
+	e.reloadsTotal.WithLabelValues("success")
+	e.reloadsTotal.WithLabelValues("failure")
+
+	r := prometheus.NewRegistry()
+	r.MustRegister(
+		collector.NewMetrics(e.Snapshot),
+		versioncollector.NewCollector("cks_drift_exporter"),
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		e.reloadOK, e.reloadTime, e.reloadsTotal,
+	)
+	return r
+}

@@ -1,0 +1,78 @@
+package exporter
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/exporter-toolkit/web"
+)
+
+// ServeOptions say where and how to serve HTTP.
+type ServeOptions struct {
+	TelemetryPath string
+	Web           *web.FlagConfig
+	// Listener, when set, is served instead of the addresses in Web (tests use 127.0.0.1:0).
+	Listener net.Listener
+}
+
+// Run serves HTTP, runs the check loop and reloads on SIGHUP until ctx ends; then it stops the
+// server and lets the cycle under way end (its context is cancelled, so it ends promptly).
+func (e *Exporter) Run(ctx context.Context, o ServeOptions) error {
+	handler, err := e.Handler(o.TelemetryPath)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); e.Loop(ctx) }()
+	go func() { defer wg.Done(); e.reloadOnHUP(ctx) }()
+
+	serveErr := make(chan error, 1)
+	go func() {
+		if o.Listener != nil {
+			serveErr <- web.Serve(o.Listener, srv, o.Web, e.logger)
+			return
+		}
+		serveErr <- web.ListenAndServe(srv, o.Web, e.logger)
+	}()
+
+	select {
+	case <-ctx.Done():
+		err = nil
+	case err = <-serveErr:
+	}
+	cancel()
+	shutdownCtx, stop := context.WithTimeout(context.Background(), 5*time.Second)
+	defer stop()
+	_ = srv.Shutdown(shutdownCtx)
+	wg.Wait()
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+func (e *Exporter) reloadOnHUP(ctx context.Context) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+			_ = e.Reload() // logged and counted by Reload
+		}
+	}
+}

@@ -1,0 +1,73 @@
+package exporter
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector/cloudstack"
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector/kube"
+	"github.com/cks-drift-exporter/cks-drift-exporter/config"
+)
+
+// InventorySource reads every cluster and VM; the cycle does not know whether from the API or
+// from the database.
+type InventorySource interface {
+	Inventory(ctx context.Context) (collector.Inventory, error)
+}
+
+// NodeLister reads the Kubernetes nodes of a cluster.
+type NodeLister interface {
+	Nodes(ctx context.Context, c collector.Cluster) ([]string, error)
+}
+
+// sources are the back ends one configuration needs; a reload builds new ones.
+type sources struct {
+	inventory InventorySource
+	nodes     NodeLister
+}
+
+// newSources builds the back ends of cfg. Files it needs (the SSH key, known_hosts, the CA) are
+// read here, so that a reload with an unreadable file fails and keeps the running configuration.
+func newSources(cfg *config.Config, pins kube.PinStore, logger *slog.Logger) (sources, error) {
+	inv, err := cloudstack.New(cloudstack.Options{
+		Endpoint:           cfg.CloudStack.Endpoint,
+		APIKey:             string(cfg.CloudStack.APIKey),
+		SecretKey:          string(cfg.CloudStack.SecretKey),
+		CAFile:             cfg.CloudStack.CAFile,
+		InsecureSkipVerify: cfg.CloudStack.InsecureSkipVerify,
+		Timeout:            cfg.CloudStack.Timeout,
+		PageSize:           cfg.CloudStack.PageSize,
+		IncludeProjects:    cfg.Check.IncludeProjects,
+		SSHPort:            cfg.SSH.Port,
+	})
+	if err != nil {
+		return sources{}, err
+	}
+	pem, err := os.ReadFile(cfg.SSH.PrivateKeyFile)
+	if err != nil {
+		return sources{}, fmt.Errorf("ssh.private_key_file: %w", err)
+	}
+	signer, err := ssh.ParsePrivateKey(pem)
+	if err != nil {
+		return sources{}, fmt.Errorf("ssh.private_key_file %s: %w", cfg.SSH.PrivateKeyFile, err)
+	}
+	lister, err := kube.NewLister(kube.Options{
+		User:           cfg.SSH.User,
+		Signer:         signer,
+		Policy:         kube.HostKeyPolicy(cfg.SSH.HostKeyPolicy),
+		KnownHostsFile: cfg.SSH.KnownHostsFile,
+		Pins:           pins,
+		Timeout:        cfg.SSH.Timeout,
+		Command:        cfg.SSH.KubectlCommand,
+		Logger:         logger,
+	})
+	if err != nil {
+		return sources{}, fmt.Errorf("ssh: %w", err)
+	}
+	return sources{inventory: inv, nodes: lister}, nil
+}

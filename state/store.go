@@ -1,0 +1,129 @@
+// Package state keeps what the exporter must remember across restarts in one bbolt file.
+package state
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// bbolt was chosen over SQLite: it is pure Go (a static binary, no cgo), its transactions are
+// atomic and durable, and the data is a handful of small keyed records per cluster.
+
+var (
+	bucketMeta     = []byte("meta")
+	bucketHostKeys = []byte("hostkeys")
+	keySchema      = []byte("schema")
+	schemaVersion  = []byte("1")
+)
+
+// Store is the state file.
+type Store struct {
+	db   *bolt.DB
+	path string
+}
+
+// Open opens or creates the state file. A file that cannot be read as state stops start-up
+// with an error that names it and how to start fresh: state is never reset silently, since
+// that would announce every open finding again.
+func Open(path string, readOnly bool) (s *Store, err error) {
+	if !readOnly {
+		if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+			return nil, fmt.Errorf("state file %s: %w", path, err)
+		}
+	}
+	defer func() {
+		// bbolt may panic on some corrupt files instead of returning an error.
+		if r := recover(); r != nil {
+			err = corrupt(path, fmt.Errorf("%v", r))
+		}
+	}()
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second, ReadOnly: readOnly})
+	if errors.Is(err, bolt.ErrTimeout) {
+		return nil, fmt.Errorf("state file %s is locked by another process (is another exporter running with the same storage.path?)", path)
+	}
+	if err != nil {
+		return nil, corrupt(path, err)
+	}
+	s = &Store{db: db, path: path}
+	if readOnly {
+		return s, nil
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		meta, err := tx.CreateBucketIfNotExists(bucketMeta)
+		if err != nil {
+			return err
+		}
+		if v := meta.Get(keySchema); v != nil && string(v) != string(schemaVersion) {
+			return fmt.Errorf("schema version %q, this exporter reads %q", v, schemaVersion)
+		}
+		if err := meta.Put(keySchema, schemaVersion); err != nil {
+			return err
+		}
+		_, err = tx.CreateBucketIfNotExists(bucketHostKeys)
+		return err
+	})
+	if err != nil {
+		_ = db.Close()
+		return nil, corrupt(path, err)
+	}
+	return s, nil
+}
+
+func corrupt(path string, err error) error {
+	return fmt.Errorf("state file %s cannot be read (%w); to start fresh, stop the exporter and move the file away: every open finding will then be announced again", path, err)
+}
+
+// Path returns the file's path.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the file.
+func (s *Store) Close() error { return s.db.Close() }
+
+// PinnedHostKey returns the host key pinned for id (trust on first use).
+func (s *Store) PinnedHostKey(id string) (key []byte, ok bool, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketHostKeys)
+		if b == nil {
+			return nil
+		}
+		if v := b.Get([]byte(id)); v != nil {
+			key, ok = append([]byte(nil), v...), true
+		}
+		return nil
+	})
+	return key, ok, err
+}
+
+// PinHostKey remembers the host key of id.
+func (s *Store) PinHostKey(id string, key []byte) error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketHostKeys).Put([]byte(id), key)
+	})
+}
+
+// ForgetHostKeys removes the pins whose id keep does not accept, for clusters that are gone.
+func (s *Store) ForgetHostKeys(keep func(id string) bool) error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketHostKeys)
+		var drop [][]byte
+		if err := b.ForEach(func(k, _ []byte) error {
+			if !keep(string(k)) {
+				drop = append(drop, append([]byte(nil), k...))
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		for _, k := range drop {
+			if err := b.Delete(k); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
