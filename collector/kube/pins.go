@@ -1,0 +1,91 @@
+package kube
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"sync"
+
+	"golang.org/x/crypto/ssh"
+)
+
+// PinStore remembers host keys for trust-on-first-use, so that a re-installed or impersonated
+// control node is noticed across restarts. The state database implements it; MemoryPins serves
+// tests. Keys are stored in SSH wire format (ssh.PublicKey.Marshal).
+type PinStore interface {
+	// PinnedHostKey returns the key pinned under id, which is the cluster uuid, a space and
+	// host:port.
+	PinnedHostKey(id string) (key []byte, ok bool, err error)
+	// PinHostKey stores key under id. The Lister calls it only when nothing is pinned yet.
+	PinHostKey(id string, key []byte) error
+}
+
+// pinID keys a pin by cluster and address: a cluster whose port forward moves gets a fresh pin,
+// and two clusters behind one address never share one.
+func pinID(clusterID, addr string) string { return clusterID + " " + addr }
+
+// MemoryPins is a PinStore in memory, for tests and the demo. Its zero value is ready to use.
+type MemoryPins struct {
+	mu   sync.Mutex
+	keys map[string][]byte
+}
+
+// PinnedHostKey implements PinStore.
+func (m *MemoryPins) PinnedHostKey(id string) ([]byte, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k, ok := m.keys[id]
+	return bytes.Clone(k), ok, nil
+}
+
+// PinHostKey implements PinStore.
+func (m *MemoryPins) PinHostKey(id string, key []byte) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.keys == nil {
+		m.keys = make(map[string][]byte)
+	}
+	m.keys[id] = bytes.Clone(key)
+	return nil
+}
+
+// checkPin implements the pin policy. The first key seen is pinned and logged; a later different
+// key is refused every time, without logging (the caller logs the error once) and without
+// re-pinning, so an operator has to remove the pin on purpose.
+func (l *Lister) checkPin(clusterID, addr string, key ssh.PublicKey) error {
+	if clusterID == "" {
+		return withReason(reasonOther, errors.New("no cluster id to pin the host key under"))
+	}
+	id := pinID(clusterID, addr)
+	offered := key.Marshal()
+
+	// One lock around read-then-pin, so two concurrent first contacts cannot pin two keys.
+	l.pinMu.Lock()
+	defer l.pinMu.Unlock()
+	pinned, ok, err := l.pins.PinnedHostKey(id)
+	if err != nil {
+		return withReason(reasonOther, fmt.Errorf("read pinned host key: %w", err))
+	}
+	if !ok {
+		if err := l.pins.PinHostKey(id, offered); err != nil {
+			return withReason(reasonOther, fmt.Errorf("pin host key: %w", err))
+		}
+		l.log.Info("pinned ssh host key on first contact",
+			"cluster_id", clusterID, "addr", addr, "fingerprint", ssh.FingerprintSHA256(key))
+		return nil
+	}
+	if bytes.Equal(pinned, offered) {
+		return nil
+	}
+	return withReason(reasonHostKeyChanged, fmt.Errorf("host key changed: pinned %s, offered %s",
+		fingerprint(pinned), ssh.FingerprintSHA256(key)))
+}
+
+// fingerprint renders a stored key for an error message, even when the store holds junk.
+func fingerprint(wire []byte) string {
+	k, err := ssh.ParsePublicKey(wire)
+	if err != nil {
+		return "an unparsable key"
+	}
+	return ssh.FingerprintSHA256(k)
+}

@@ -1,0 +1,183 @@
+package sshtest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+)
+
+// failMessage is what kubectl prints when the API server on the control node is down.
+const failMessage = "The connection to the server localhost:8080 was refused - did you specify the right host or port?\n"
+
+// garbage is output a broken or unexpected kubectl could print: a table instead of names.
+const garbage = "NAME              STATUS   ROLES           AGE   VERSION\n" +
+	"demo-control-1   Ready    control-plane   12d   v1.30.2\n"
+
+// serve plays one TCP connection according to the mode at accept time.
+func (s *Server) serve(conn net.Conn) {
+	defer s.wg.Done()
+	defer s.untrack(conn)
+	defer conn.Close()
+
+	s.mu.Lock()
+	mode := s.mode
+	s.mu.Unlock()
+	switch mode {
+	case Refuse:
+		return
+	case HangHandshake:
+		// Read and drop the client's version line and whatever follows, never answering, until
+		// the client hangs up or Close closes the connection.
+		_, _ = io.Copy(io.Discard, conn)
+		return
+	}
+	if s.delay > 0 {
+		t := time.NewTimer(s.delay)
+		select {
+		case <-t.C:
+		case <-s.done:
+			t.Stop()
+			return
+		}
+	}
+
+	sc, chans, reqs, err := ssh.NewServerConn(conn, s.serverConfig())
+	if err != nil {
+		s.log.Debug("sshtest handshake failed", "remote", conn.RemoteAddr().String(), "err", err)
+		return
+	}
+	defer sc.Close()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		ssh.DiscardRequests(reqs)
+	}()
+	for nc := range chans {
+		if nc.ChannelType() != "session" {
+			_ = nc.Reject(ssh.UnknownChannelType, "only session channels")
+			continue
+		}
+		ch, creqs, err := nc.Accept()
+		if err != nil {
+			continue
+		}
+		s.mu.Lock()
+		s.sessions++
+		s.mu.Unlock()
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.session(ch, creqs)
+		}()
+	}
+}
+
+// serverConfig is built per connection so that SetHostKey applies to the next handshake. Only
+// public-key authentication is offered, as on a CKS node.
+func (s *Server) serverConfig() *ssh.ServerConfig {
+	cfg := &ssh.ServerConfig{
+		PublicKeyCallback: func(meta ssh.ConnMetadata, key ssh.PublicKey) (*ssh.Permissions, error) {
+			if meta.User() == s.user && bytes.Equal(key.Marshal(), s.authorized) {
+				return &ssh.Permissions{}, nil
+			}
+			return nil, errors.New("sshtest: key not authorized")
+		},
+	}
+	s.mu.Lock()
+	cfg.AddHostKey(s.hostKey)
+	s.mu.Unlock()
+	return cfg
+}
+
+// session serves one session channel: the first exec request runs, everything else is refused.
+// A hanging command keeps the channel open until the client or Close ends it.
+func (s *Server) session(ch ssh.Channel, reqs <-chan *ssh.Request) {
+	defer ch.Close()
+	started := false
+	for req := range reqs {
+		if req.Type != "exec" || started {
+			if req.WantReply {
+				_ = req.Reply(false, nil)
+			}
+			continue
+		}
+		var p struct{ Command string }
+		if err := ssh.Unmarshal(req.Payload, &p); err != nil {
+			_ = req.Reply(false, nil)
+			continue
+		}
+		_ = req.Reply(true, nil)
+		started = true
+		if s.exec(ch, p.Command) {
+			return
+		}
+	}
+}
+
+// exec runs the fake command and reports whether it finished; false means it hangs.
+func (s *Server) exec(ch ssh.Channel, command string) bool {
+	if command != s.command {
+		fmt.Fprintf(ch.Stderr(), "sh: 1: %s: not found\n", firstWord(command))
+		exit(ch, 127)
+		return true
+	}
+	s.mu.Lock()
+	s.commands++
+	close(s.changed)
+	s.changed = make(chan struct{})
+	mode, nodes := s.mode, append([]string(nil), s.nodes...)
+	s.mu.Unlock()
+
+	switch mode {
+	case FailCommand:
+		_, _ = io.WriteString(ch.Stderr(), failMessage)
+		exit(ch, 1)
+	case Garbage:
+		_, _ = io.WriteString(ch, garbage)
+		exit(ch, 0)
+	case Huge:
+		writeHuge(ch)
+		exit(ch, 0)
+	case HangCommand:
+		return false
+	default:
+		var b strings.Builder
+		for _, n := range nodes {
+			b.WriteString("node/" + n + "\n")
+		}
+		_, _ = io.WriteString(ch, b.String())
+		exit(ch, 0)
+	}
+	return true
+}
+
+// writeHuge prints valid node lines past HugeSize, stopping early when the client goes away,
+// so that only the client's output cap can reject it.
+func writeHuge(w io.Writer) {
+	line := []byte("node/huge-cluster-node-0123456789abcdef\n")
+	chunk := bytes.Repeat(line, 32<<10/len(line))
+	for written := 0; written <= HugeSize; written += len(chunk) {
+		if _, err := w.Write(chunk); err != nil {
+			return
+		}
+	}
+}
+
+// exit ends the command the way sshd does: EOF on stdout, then the exit status.
+func exit(ch ssh.Channel, status uint32) {
+	_ = ch.CloseWrite()
+	_, _ = ch.SendRequest("exit-status", false, ssh.Marshal(struct{ Status uint32 }{status}))
+}
+
+func firstWord(command string) string {
+	if f := strings.Fields(command); len(f) > 0 {
+		return f[0]
+	}
+	return command
+}
