@@ -1,0 +1,131 @@
+// Package config reads, checks and redacts the exporter's YAML configuration file.
+package config
+
+import (
+	"fmt"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Config is the whole configuration file. Load and Parse are the only ways to
+// get one that has been validated and has its secrets read, so code that takes
+// a *Config from them never has to check it again.
+type Config struct {
+	CloudStack CloudStack `yaml:"cloudstack"`
+	Check      Check      `yaml:"check"`
+	SSH        SSH        `yaml:"ssh"`
+	Notifier   Notifier   `yaml:"notifier"`
+	Storage    Storage    `yaml:"storage"`
+}
+
+// CloudStack says how to reach the CloudStack API. After loading, APIKey and
+// SecretKey hold the keys whether they were written inline or in files; the
+// *File fields are kept so a reload reads the files again.
+type CloudStack struct {
+	Endpoint           string        `yaml:"endpoint"`
+	APIKey             Secret        `yaml:"api_key,omitempty"`
+	APIKeyFile         string        `yaml:"api_key_file,omitempty"`
+	SecretKey          Secret        `yaml:"secret_key,omitempty"`
+	SecretKeyFile      string        `yaml:"secret_key_file,omitempty"`
+	CAFile             string        `yaml:"ca_file"`
+	InsecureSkipVerify bool          `yaml:"insecure_skip_verify"`
+	Timeout            time.Duration `yaml:"timeout"`
+	PageSize           int           `yaml:"page_size"`
+}
+
+// Check holds the on/off setting and the pace of the check cycle. Enabled is
+// read on every reload, so an operator can pause checking without a restart.
+type Check struct {
+	Enabled         bool          `yaml:"enabled"`
+	Interval        time.Duration `yaml:"interval"`
+	GracePeriod     time.Duration `yaml:"grace_period"`
+	Concurrency     int           `yaml:"concurrency"`
+	IncludeProjects bool          `yaml:"include_projects"`
+}
+
+// SSH says how the node lister logs in to a cluster's control node to run
+// kubectl. Port 0 means the port is discovered from the cluster's
+// port-forwarding rules, which is how CKS exposes SSH.
+type SSH struct {
+	User           string        `yaml:"user"`
+	PrivateKeyFile string        `yaml:"private_key_file"`
+	KnownHostsFile string        `yaml:"known_hosts_file"`
+	HostKeyPolicy  HostKeyPolicy `yaml:"host_key_policy"`
+	Port           int           `yaml:"port"`
+	Timeout        time.Duration `yaml:"timeout"`
+	KubectlCommand string        `yaml:"kubectl_command"`
+}
+
+// HostKeyPolicy says how far a control node's SSH host key is trusted.
+type HostKeyPolicy string
+
+const (
+	// HostKeyStrict accepts only keys listed in ssh.known_hosts_file.
+	HostKeyStrict HostKeyPolicy = "strict"
+	// HostKeyPin trusts the first key a node shows and refuses any other one
+	// afterwards, because CKS nodes are created without a known_hosts entry.
+	HostKeyPin HostKeyPolicy = "pin"
+	// HostKeyInsecure accepts any key; it is meant for labs and the demo.
+	HostKeyInsecure HostKeyPolicy = "insecure"
+)
+
+// Notifier says what is announced to CloudStack. MaxAlertsPerCycle caps the
+// alerts so that a cloud-wide problem does not flood the alert list.
+type Notifier struct {
+	Enabled           bool `yaml:"enabled"`
+	Annotations       bool `yaml:"annotations"`
+	Alerts            bool `yaml:"alerts"`
+	MaxAlertsPerCycle int  `yaml:"max_alerts_per_cycle"`
+}
+
+// Storage says where the findings and their notification state are kept, so
+// that a restart does not announce known drift again.
+type Storage struct {
+	Path string `yaml:"path"`
+}
+
+// defaults returns the configuration used for every key the file leaves out.
+// Decoding onto it (rather than filling zero values afterwards) lets a file
+// say "enabled: false" or "port: 0" and be taken at its word.
+func defaults() Config {
+	return Config{
+		CloudStack: CloudStack{
+			Timeout:  30 * time.Second,
+			PageSize: 500,
+		},
+		Check: Check{
+			Enabled:         true,
+			Interval:        5 * time.Minute,
+			GracePeriod:     15 * time.Minute,
+			Concurrency:     16,
+			IncludeProjects: true,
+		},
+		SSH: SSH{
+			User:           "cloud",
+			PrivateKeyFile: "/var/lib/cloudstack/management/.ssh/id_rsa",
+			HostKeyPolicy:  HostKeyPin,
+			Timeout:        10 * time.Second,
+			KubectlCommand: "sudo /opt/bin/kubectl get nodes -o name",
+		},
+		Notifier: Notifier{
+			Enabled:           true,
+			Annotations:       true,
+			Alerts:            true,
+			MaxAlertsPerCycle: 5,
+		},
+		Storage: Storage{
+			Path: "/var/lib/cks-drift-exporter/state.db",
+		},
+	}
+}
+
+// Redacted returns the configuration as YAML with every secret shown as
+// "<secret>", so the effective configuration can be logged at debug level.
+func (c *Config) Redacted() string {
+	out, err := yaml.Marshal(c)
+	if err != nil {
+		return fmt.Sprintf("<configuration cannot be shown: %v>", err)
+	}
+	return string(out)
+}

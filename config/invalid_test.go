@@ -1,0 +1,123 @@
+package config
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// noEnv is an environment where no variable is set, so these tests do not
+// depend on the environment they run in.
+func noEnv(string) (string, bool) { return "", false }
+
+// invalid lists, for every testdata/invalid-*.yml, the exact error text,
+// one problem a line, without the leading "<file>: ".
+var invalid = map[string]string{
+	"unknown-top-level-key":      `line 5: unknown key "checks" at the top level`,
+	"unknown-nested-key":         `line 5: unknown key "page_sise" in cloudstack`,
+	"bad-duration":               `line 6: check.interval: must be a duration such as 30s or 5m, not "5 minutes"`,
+	"negative-interval":          `check.interval: must be greater than zero`,
+	"page-size-zero":             `cloudstack.page_size: must be between 1 and 500, not 0`,
+	"page-size-too-big":          `cloudstack.page_size: must be between 1 and 500, not 501`,
+	"concurrency-zero":           `check.concurrency: must be between 1 and 1024, not 0`,
+	"both-api-keys":              `cloudstack.api_key: cannot be used together with cloudstack.api_key_file`,
+	"no-api-key":                 `cloudstack.api_key or cloudstack.api_key_file is required`,
+	"missing-endpoint":           `cloudstack.endpoint is required`,
+	"endpoint-not-url":           `cloudstack.endpoint: must be an http or https URL such as https://cloud.example.com/client/api`,
+	"host-key-policy":            `ssh.host_key_policy: must be strict, pin or insecure, not "tofu"`,
+	"strict-without-known-hosts": `ssh.known_hosts_file is required when ssh.host_key_policy is strict`,
+	"port":                       `ssh.port: must be between 0 and 65535, not 70000`,
+	"unset-variable":             `line 3: cloudstack.api_key: environment variable CS_API_KEY is not set`,
+	"missing-secret-file":        `cloudstack.api_key_file: open testdata/secrets/does-not-exist: no such file or directory`,
+	"empty-secret-file":          `cloudstack.secret_key_file: testdata/secrets/empty is empty`,
+	"syntax":                     `line 5: invalid YAML: could not find expected ':'`,
+	"two-documents":              `line 5: the file holds more than one YAML document`,
+	"not-a-mapping":              `line 1: the file must be a mapping of sections, not "just a string"`,
+	"section-not-mapping":        `line 5: check: must be a mapping, not "5m"`,
+	"empty": `cloudstack.endpoint is required
+cloudstack.api_key or cloudstack.api_key_file is required
+cloudstack.secret_key or cloudstack.secret_key_file is required`,
+	"wrong-types": `line 6: check.enabled: must be true or false, not "maybe"
+line 7: check.concurrency: must be a whole number, not "many"
+line 9: ssh.user: must be a single value, not a list`,
+	// The check section is not decoded, so its concurrency is not judged.
+	"duplicate-key": `line 7: check.interval: set twice (first on line 6)
+ssh.port: must be between 0 and 65535, not 70000`,
+	"duplicate-section": `line 3: cloudstack: set twice (first on line 1)`,
+	"negative-values": `cloudstack.timeout: must be greater than zero
+check.grace_period: must not be negative
+ssh.timeout: must be greater than zero
+ssh.kubectl_command: must not be empty
+notifier.max_alerts_per_cycle: must not be negative
+storage.path: must not be empty`,
+	// Problems in the text come first, by line, then the values; a value
+	// that could not be read (ssh.user) is not judged again.
+	"several": `line 6: unknown key "colour" in cloudstack
+line 13: ssh.user: environment variable SSH_USER is not set
+cloudstack.endpoint: must be an http or https URL such as https://cloud.example.com/client/api
+cloudstack.api_key: cannot be used together with cloudstack.api_key_file
+cloudstack.secret_key or cloudstack.secret_key_file is required
+cloudstack.page_size: must be between 1 and 500, not 0
+check.interval: must be greater than zero
+check.concurrency: must be between 1 and 1024, not 2000
+ssh.known_hosts_file is required when ssh.host_key_policy is strict
+ssh.port: must be between 0 and 65535, not -1`,
+}
+
+func TestInvalid(t *testing.T) {
+	for name, want := range invalid {
+		t.Run(name, func(t *testing.T) {
+			file := filepath.Join("testdata", "invalid-"+name+".yml")
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := parse(data, file, noEnv)
+			if err == nil {
+				t.Fatalf("parse(%s) = %+v, want an error", file, cfg)
+			}
+			if cfg != nil {
+				t.Errorf("parse(%s) returned a config along with the error", file)
+			}
+			var lines []string
+			for _, l := range strings.Split(want, "\n") {
+				lines = append(lines, file+": "+l)
+			}
+			if got, want := err.Error(), strings.Join(lines, "\n"); got != want {
+				t.Errorf("error mismatch\n got: %s\nwant: %s", got, want)
+			}
+		})
+	}
+}
+
+// TestInvalidFilesAreListed keeps the table and testdata in step: a file
+// without an expected error would otherwise never be tested.
+func TestInvalidFilesAreListed(t *testing.T) {
+	files, err := filepath.Glob("testdata/invalid-*.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, f := range files {
+		name := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "invalid-"), ".yml")
+		seen[name] = true
+		if _, ok := invalid[name]; !ok {
+			t.Errorf("%s has no expected error in the table", f)
+		}
+	}
+	for name := range invalid {
+		if !seen[name] {
+			t.Errorf("table lists %q but testdata/invalid-%s.yml does not exist", name, name)
+		}
+	}
+}
+
+func TestMissingSecretFileWrapsCause(t *testing.T) {
+	_, err := Load("testdata/invalid-missing-secret-file.yml")
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("error %v does not wrap fs.ErrNotExist", err)
+	}
+}

@@ -1,0 +1,139 @@
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// validate checks the decoded values against each other and their ranges.
+// It sees the secret file settings, not the secrets: those are read after.
+func validate(c *Config) []*problem {
+	var v validation
+	cs := c.CloudStack
+	if cs.Endpoint == "" {
+		v.add("cloudstack.endpoint", "cloudstack.endpoint is required")
+	} else if u, err := url.Parse(cs.Endpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		v.keyf("cloudstack.endpoint", "must be an http or https URL such as https://cloud.example.com/client/api")
+	}
+	v.onePair("cloudstack.api_key", cs.APIKey, cs.APIKeyFile)
+	v.onePair("cloudstack.secret_key", cs.SecretKey, cs.SecretKeyFile)
+	v.positive("cloudstack.timeout", cs.Timeout)
+	v.between("cloudstack.page_size", cs.PageSize, 1, 500)
+
+	v.positive("check.interval", c.Check.Interval)
+	if c.Check.GracePeriod < 0 {
+		v.keyf("check.grace_period", "must not be negative")
+	}
+	v.between("check.concurrency", c.Check.Concurrency, 1, 1024)
+
+	s := c.SSH
+	v.notEmpty("ssh.user", s.User)
+	v.notEmpty("ssh.private_key_file", s.PrivateKeyFile)
+	switch s.HostKeyPolicy {
+	case HostKeyPin, HostKeyInsecure:
+	case HostKeyStrict:
+		if s.KnownHostsFile == "" {
+			v.add("ssh.known_hosts_file", "ssh.known_hosts_file is required when ssh.host_key_policy is strict")
+		}
+	default:
+		v.keyf("ssh.host_key_policy", "must be strict, pin or insecure, not %q", s.HostKeyPolicy)
+	}
+	v.between("ssh.port", s.Port, 0, 65535)
+	v.positive("ssh.timeout", s.Timeout)
+	v.notEmpty("ssh.kubectl_command", s.KubectlCommand)
+
+	if c.Notifier.MaxAlertsPerCycle < 0 {
+		v.keyf("notifier.max_alerts_per_cycle", "must not be negative")
+	}
+	v.notEmpty("storage.path", c.Storage.Path)
+	return v
+}
+
+// validation collects the problems found by validate.
+type validation []*problem
+
+func (v *validation) add(key, msg string) {
+	*v = append(*v, &problem{key: key, msg: msg})
+}
+
+func (v *validation) keyf(key, format string, args ...any) {
+	v.add(key, key+": "+fmt.Sprintf(format, args...))
+}
+
+func (v *validation) positive(key string, d time.Duration) {
+	if d <= 0 {
+		v.keyf(key, "must be greater than zero")
+	}
+}
+
+func (v *validation) between(key string, n, lo, hi int) {
+	if n < lo || n > hi {
+		v.keyf(key, "must be between %d and %d, not %d", lo, hi, n)
+	}
+}
+
+func (v *validation) notEmpty(key, s string) {
+	if strings.TrimSpace(s) == "" {
+		v.keyf(key, "must not be empty")
+	}
+}
+
+// onePair checks that a secret is given exactly once: inline (usually as
+// "${VAR}") or as a file, so that it is never unclear which one is used.
+func (v *validation) onePair(key string, inline Secret, file string) {
+	switch {
+	case inline != "" && file != "":
+		v.keyf(key, "cannot be used together with %s_file", key)
+	case inline == "" && file == "":
+		v.add(key, fmt.Sprintf("%s or %s_file is required", key, key))
+	}
+}
+
+// resolvePaths makes the relative paths of the file relative to dir, the
+// directory of the configuration file.
+func resolvePaths(c *Config, dir string) {
+	for _, p := range []*string{
+		&c.CloudStack.APIKeyFile, &c.CloudStack.SecretKeyFile, &c.CloudStack.CAFile,
+		&c.SSH.PrivateKeyFile, &c.SSH.KnownHostsFile, &c.Storage.Path,
+	} {
+		if *p != "" && !filepath.IsAbs(*p) {
+			*p = filepath.Join(dir, *p)
+		}
+	}
+}
+
+// readSecrets reads the secret files into APIKey and SecretKey. A file is
+// read only when it is the one source of its secret and its setting has no
+// problem yet. Messages name the file but never show what it holds.
+func readSecrets(cs *CloudStack, known []*problem) []*problem {
+	var ps []*problem
+	for _, s := range []struct {
+		key    string
+		file   string
+		secret *Secret
+	}{
+		{"cloudstack.api_key", cs.APIKeyFile, &cs.APIKey},
+		{"cloudstack.secret_key", cs.SecretKeyFile, &cs.SecretKey},
+	} {
+		fileKey := s.key + "_file"
+		if s.file == "" || *s.secret != "" || reported(known, s.key) || reported(known, fileKey) {
+			continue
+		}
+		data, err := os.ReadFile(s.file)
+		if err != nil {
+			ps = append(ps, &problem{key: fileKey, msg: fileKey + ": " + err.Error(), err: err})
+			continue
+		}
+		value := strings.TrimSpace(string(data))
+		if value == "" {
+			ps = append(ps, &problem{key: fileKey, msg: fmt.Sprintf("%s: %s is empty", fileKey, s.file)})
+			continue
+		}
+		*s.secret = Secret(value)
+	}
+	return ps
+}
