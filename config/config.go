@@ -77,6 +77,15 @@ type Notifier struct {
 	Annotations       bool `yaml:"annotations"`
 	Alerts            bool `yaml:"alerts"`
 	MaxAlertsPerCycle int  `yaml:"max_alerts_per_cycle"`
+	// AlertTypeMin and AlertTypeMax bound the alert types the notifier uses, one per open
+	// finding (CloudStack keeps only one un-archived alert per type and zone); the highest is
+	// kept for the summary of capped findings. The range must stay clear of CloudStack's
+	// built-in alert types.
+	AlertTypeMin int `yaml:"alert_type_min"`
+	AlertTypeMax int `yaml:"alert_type_max"`
+	// FindingsURL is the exporter's /findings address as operators reach it, named in the
+	// summary alert; empty names the path only.
+	FindingsURL string `yaml:"findings_url"`
 }
 
 // Storage says where the findings and their notification state are kept, so
@@ -113,6 +122,8 @@ func defaults() Config {
 			Annotations:       true,
 			Alerts:            true,
 			MaxAlertsPerCycle: 5,
+			AlertTypeMin:      20000,
+			AlertTypeMax:      29999,
 		},
 		Storage: Storage{
 			Path: "/var/lib/cks-drift-exporter/state.db",

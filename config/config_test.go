@@ -47,6 +47,9 @@ func TestLoadGood(t *testing.T) {
 			Annotations:       false,
 			Alerts:            false,
 			MaxAlertsPerCycle: 0,
+			AlertTypeMin:      12000,
+			AlertTypeMax:      12999,
+			FindingsURL:       "https://exporter.example.com:9862/findings",
 		},
 		Storage: Storage{Path: "/srv/cks-drift-exporter/state.db"},
 	}
@@ -92,6 +95,8 @@ func TestLoadMinimalTakesDefaults(t *testing.T) {
 			Annotations:       true,
 			Alerts:            true,
 			MaxAlertsPerCycle: 5,
+			AlertTypeMin:      20000,
+			AlertTypeMax:      29999,
 		},
 		Storage: Storage{Path: "/var/lib/cks-drift-exporter/state.db"},
 	}

@@ -30,13 +30,16 @@ var invalid = map[string]string{
 	"host-key-policy":            `ssh.host_key_policy: must be strict, pin or insecure, not "tofu"`,
 	"strict-without-known-hosts": `ssh.known_hosts_file is required when ssh.host_key_policy is strict`,
 	"port":                       `ssh.port: must be between 0 and 65535, not 70000`,
-	"unset-variable":             `line 3: cloudstack.api_key: environment variable CS_API_KEY is not set`,
-	"missing-secret-file":        `cloudstack.api_key_file: open testdata/secrets/does-not-exist: no such file or directory`,
-	"empty-secret-file":          `cloudstack.secret_key_file: testdata/secrets/empty is empty`,
-	"syntax":                     `line 5: invalid YAML: could not find expected ':'`,
-	"two-documents":              `line 5: the file holds more than one YAML document`,
-	"not-a-mapping":              `line 1: the file must be a mapping of sections, not "just a string"`,
-	"section-not-mapping":        `line 5: check: must be a mapping, not "5m"`,
+	"alert-types": `notifier.alert_type_min: must be between 1000 and 32766, not 28
+notifier.alert_type_max: must be between 1001 and 32767, not 30
+notifier.alert_type_max: must be at least 10 above notifier.alert_type_min`,
+	"unset-variable":      `line 3: cloudstack.api_key: environment variable CS_API_KEY is not set`,
+	"missing-secret-file": `cloudstack.api_key_file: open testdata/secrets/does-not-exist: no such file or directory`,
+	"empty-secret-file":   `cloudstack.secret_key_file: testdata/secrets/empty is empty`,
+	"syntax":              `line 5: invalid YAML: could not find expected ':'`,
+	"two-documents":       `line 5: the file holds more than one YAML document`,
+	"not-a-mapping":       `line 1: the file must be a mapping of sections, not "just a string"`,
+	"section-not-mapping": `line 5: check: must be a mapping, not "5m"`,
 	"empty": `cloudstack.endpoint is required
 cloudstack.api_key or cloudstack.api_key_file is required
 cloudstack.secret_key or cloudstack.secret_key_file is required`,

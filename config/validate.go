@@ -49,6 +49,13 @@ func validate(c *Config) []*problem {
 	if c.Notifier.MaxAlertsPerCycle < 0 {
 		v.keyf("notifier.max_alerts_per_cycle", "must not be negative")
 	}
+	// CloudStack's built-in alert types are below 100 today; 1000 leaves room for new ones. The
+	// type is a 16-bit column.
+	v.between("notifier.alert_type_min", c.Notifier.AlertTypeMin, 1000, 32766)
+	v.between("notifier.alert_type_max", c.Notifier.AlertTypeMax, 1001, 32767)
+	if c.Notifier.AlertTypeMax-c.Notifier.AlertTypeMin < 10 {
+		v.keyf("notifier.alert_type_max", "must be at least 10 above notifier.alert_type_min")
+	}
 	v.notEmpty("storage.path", c.Storage.Path)
 	return v
 }

@@ -14,7 +14,13 @@ import (
 // cycle runs one check and returns the next snapshot. It never fails as a whole: an inventory
 // that cannot be read keeps the previous clusters and findings with Success false, and a cluster
 // whose control node cannot be reached is compared on its VM side only.
-func cycle(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, src sources, logger *slog.Logger, now func() time.Time) *collector.Snapshot {
+// Announcer announces a cycle's statuses; the cycle hands it every cluster with both sides and
+// whether the node side was evaluated. Nil announces nothing (--once).
+type Announcer interface {
+	Notify(ctx context.Context, statuses []collector.ClusterStatus) collector.NotificationStats
+}
+
+func cycle(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, src sources, announcer Announcer, logger *slog.Logger, now func() time.Time) *collector.Snapshot {
 	next := carry(prev)
 	next.Start = now()
 	next.Enabled = true
@@ -37,6 +43,9 @@ func cycle(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, sr
 	}
 	next.Clusters = collector.Evaluate(prev.Clusters, inv, nodes, next.Start, cfg.Check.GracePeriod)
 	logReachability(prev.Clusters, next.Clusters, logger)
+	if announcer != nil {
+		next.Notifications = announcer.Notify(ctx, next.Clusters)
+	}
 	next.End = now()
 	next.Success = true
 	next.Error = ""

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
+	"github.com/cks-drift-exporter/cks-drift-exporter/notifier"
 	"github.com/cks-drift-exporter/cks-drift-exporter/state"
 )
 
@@ -32,6 +34,7 @@ type Exporter struct {
 	configFile string
 	now        func() time.Time
 	store      *state.Store
+	notifier   *notifier.Notifier
 
 	mu  sync.Mutex // guards cfg and src, swapped together by a reload
 	cfg *config.Config
@@ -70,7 +73,13 @@ func New(opts Options) (*Exporter, error) {
 		_ = store.Close()
 		return nil, err
 	}
+	n, err := notifier.New(src.cloud, store, notifierOptions(cfg), opts.Logger, opts.Now)
+	if err != nil {
+		_ = store.Close()
+		return nil, fmt.Errorf("state file %s: %w; to start fresh, stop the exporter and move the file away: every open finding will then be announced again", cfg.Storage.Path, err)
+	}
 	e := &Exporter{
+		notifier:   n,
 		logger:     opts.Logger,
 		configFile: opts.ConfigFile,
 		now:        opts.Now,
@@ -137,6 +146,7 @@ func (e *Exporter) reload() error {
 	wasEnabled := e.cfg.Check.Enabled
 	e.cfg, e.src = cfg, src
 	e.mu.Unlock()
+	e.notifier.Configure(src.cloud, notifierOptions(cfg))
 	e.logger.Info("Configuration reloaded", "file", e.configFile, "check_enabled", cfg.Check.Enabled)
 	if cfg.Check.Enabled != wasEnabled {
 		e.wake() // turned on: check at once; turned off: publish it at once
@@ -194,13 +204,32 @@ func (e *Exporter) runOnce(ctx context.Context) *config.Config {
 	}
 	e.running.Store(true)
 	defer e.running.Store(false)
-	next := cycle(ctx, e.snapshot.Load(), cfg, src, e.logger, e.now)
+	next := cycle(ctx, e.snapshot.Load(), cfg, src, e.notifier, e.logger, e.now)
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return cfg // shutting down: a cut cycle is not published
 	}
 	e.snapshot.Store(next)
 	e.ready.Store(true)
+	if next.Success {
+		e.forgetPins(next.Clusters)
+	}
 	return cfg
+}
+
+// forgetPins drops the pinned host keys of clusters that no longer exist: a new cluster may get
+// the same address and must not be refused for another cluster's key.
+func (e *Exporter) forgetPins(clusters []collector.ClusterStatus) {
+	present := make(map[string]bool, len(clusters))
+	for _, c := range clusters {
+		present[c.Cluster.ID] = true
+	}
+	err := e.store.ForgetHostKeys(func(id string) bool {
+		clusterID, _, _ := strings.Cut(id, " ")
+		return present[clusterID]
+	})
+	if err != nil {
+		e.logger.Error("Could not update the state file", "file", e.store.Path(), "err", err)
+	}
 }
 
 // markDisabled, called by the loop only (the one writer of snapshots), publishes that checking is off; the last findings are kept as they were (nothing

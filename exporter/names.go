@@ -4,7 +4,6 @@ import (
 	"sort"
 	"time"
 
-
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 )
 
@@ -34,4 +33,3 @@ func MetricNames() ([]string, error) {
 	sort.Strings(names)
 	return names, nil
 }
-

@@ -24,7 +24,7 @@ func (e *Exporter) RunOnce(ctx context.Context, w io.Writer, format string) int 
 		fmt.Fprintf(w, "check.enabled is false in %s: nothing was checked\n", e.configFile)
 		return ExitCheckErr
 	}
-	snap := cycle(ctx, e.snapshot.Load(), cfg, src, e.logger, e.now)
+	snap := cycle(ctx, e.snapshot.Load(), cfg, src, nil, e.logger, e.now)
 	report := NewReport(snap)
 	if format == "json" {
 		enc := json.NewEncoder(w)

@@ -12,6 +12,7 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/cloudstack"
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/kube"
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
+	"github.com/cks-drift-exporter/cks-drift-exporter/notifier"
 )
 
 // InventorySource reads every cluster and VM; the cycle does not know whether from the API or
@@ -29,6 +30,16 @@ type NodeLister interface {
 type sources struct {
 	inventory InventorySource
 	nodes     NodeLister
+	cloud     notifier.CloudStack
+}
+
+// notifierOptions are the notifier's settings in cfg.
+func notifierOptions(cfg *config.Config) notifier.Options {
+	n := cfg.Notifier
+	return notifier.Options{
+		Enabled: n.Enabled, Annotations: n.Annotations, Alerts: n.Alerts, MaxAlertsPerCycle: n.MaxAlertsPerCycle,
+		Types: notifier.TypeRange{Min: n.AlertTypeMin, Max: n.AlertTypeMax}, FindingsURL: n.FindingsURL,
+	}
 }
 
 // newSources builds the back ends of cfg. Files it needs (the SSH key, known_hosts, the CA) are
@@ -69,5 +80,5 @@ func newSources(cfg *config.Config, pins kube.PinStore, logger *slog.Logger) (so
 	if err != nil {
 		return sources{}, fmt.Errorf("ssh: %w", err)
 	}
-	return sources{inventory: inv, nodes: lister}, nil
+	return sources{inventory: inv, nodes: lister, cloud: inv}, nil
 }

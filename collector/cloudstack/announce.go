@@ -1,0 +1,102 @@
+package cloudstack
+
+import (
+	"context"
+
+	"fmt"
+	cs "github.com/apache/cloudstack-go/v2/cloudstack"
+	"strconv"
+	"time"
+)
+
+// These methods are the notifier's writes and look-ups. The only writes the exporter ever makes
+// to CloudStack are annotations, alerts and the archiving of its own alerts.
+
+const (
+	alertName      = "KUBERNETES.CLUSTER.VM.MAP.CHECK"
+	entityType     = "KUBERNETES_CLUSTER"
+	asyncWaitLimit = 60 // seconds to await generateAlert's async job
+)
+
+// AddAnnotation attaches an admins-only annotation to the cluster.
+func (s *Source) AddAnnotation(ctx context.Context, clusterID, text string) error {
+	c := s.client(ctx)
+	p := c.Annotation.NewAddAnnotationParams()
+	p.SetEntitytype(entityType)
+	p.SetEntityid(clusterID)
+	p.SetAnnotation(text)
+	p.SetAdminsonly(true)
+	if _, err := c.Annotation.AddAnnotation(p); err != nil {
+		return fmt.Errorf("addAnnotation on cluster %s: %w", clusterID, err)
+	}
+	return nil
+}
+
+// HasAnnotation reports whether the cluster carries text in an annotation created since.
+func (s *Source) HasAnnotation(ctx context.Context, clusterID, text string, since time.Time) (bool, error) {
+	c := s.client(ctx)
+	got, err := listAll("annotations", s.opts.PageSize, func(page, size int) (int, []*cs.Annotation, error) {
+		p := c.Annotation.NewListAnnotationsParams()
+		p.SetEntitytype(entityType)
+		p.SetEntityid(clusterID)
+		p.SetPage(page)
+		p.SetPagesize(size)
+		r, err := c.Annotation.ListAnnotations(p)
+		if err != nil {
+			return 0, nil, err
+		}
+		return r.Count, r.Annotations, nil
+	})
+	if err != nil {
+		return false, err
+	}
+	for _, a := range got {
+		if a != nil && a.Annotation == text && !parseDate(a.Created).Before(since) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// GenerateAlert raises an alert and awaits its async job under a bound.
+func (s *Source) GenerateAlert(ctx context.Context, alertType int, zoneID, description string) error {
+	c := s.client(ctx)
+	c.AsyncTimeout(asyncWaitLimit)
+	p := c.Alert.NewGenerateAlertParams(description, alertName, alertType)
+	if zoneID != "" {
+		p.SetZoneid(zoneID)
+	}
+	if _, err := c.Alert.GenerateAlert(p); err != nil {
+		return fmt.Errorf("generateAlert type %d: %w", alertType, err)
+	}
+	return nil
+}
+
+// AlertStored reports whether an un-archived alert of the type with the description exists.
+func (s *Source) AlertStored(ctx context.Context, alertType int, description string) (bool, error) {
+	c := s.client(ctx)
+	p := c.Alert.NewListAlertsParams()
+	p.SetType(strconv.Itoa(alertType))
+	p.SetName(alertName)
+	r, err := c.Alert.ListAlerts(p)
+	if err != nil {
+		return false, fmt.Errorf("listAlerts type %d: %w", alertType, err)
+	}
+	for _, a := range r.Alerts {
+		if a.Type == alertType && a.Description == description {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// ArchiveAlerts archives every alert of the type: the notifier's types are its own.
+func (s *Source) ArchiveAlerts(ctx context.Context, alertType int) error {
+	c := s.client(ctx)
+	p := c.Alert.NewArchiveAlertsParams()
+	p.SetType(strconv.Itoa(alertType))
+	if _, err := c.Alert.ArchiveAlerts(p); err != nil {
+		return fmt.Errorf("archiveAlerts type %d: %w", alertType, err)
+	}
+	return nil
+}

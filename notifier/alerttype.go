@@ -1,0 +1,58 @@
+package notifier
+
+import (
+	"hash/fnv"
+	"sort"
+)
+
+// CloudStack keeps one un-archived alert per type and zone: a generateAlert with the type and
+// zone of an alert that is not archived is dropped, with success answered. So every finding gets
+// a type of its own, derived from its cluster and key within a range clear of CloudStack's
+// built-in types, probing past types in use; its alert is archived when it clears, so that the
+// type, and a recurrence, alert again. The highest type of the range is kept for the summary.
+
+// TypeRange is the range of alert types the notifier uses, Min to Max inclusive.
+type TypeRange struct{ Min, Max int }
+
+// DefaultTypeRange lies far above CloudStack's built-in alert types (0 to a few dozen) and below
+// the 16-bit limit of the type column.
+var DefaultTypeRange = TypeRange{Min: 20000, Max: 29999}
+
+func (r TypeRange) summaryType() int { return r.Max }
+
+// allocate picks the type of a new finding's alert.
+func (s *State) allocate(r TypeRange, clusterID, key string) int {
+	used := make(map[int]bool)
+	for _, t := range s.Archive {
+		used[t] = true
+	}
+	for _, cs := range s.Clusters {
+		for _, ss := range cs.Sides {
+			for _, a := range ss.Findings {
+				if a.AlertType != 0 {
+					used[a.AlertType] = true
+				}
+			}
+		}
+	}
+	span := r.Max - r.Min // the summary type is excluded
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(clusterID + "/" + key))
+	start := int(h.Sum32() % uint32(span))
+	for i := 0; i < span; i++ {
+		t := r.Min + (start+i)%span
+		if !used[t] {
+			return t
+		}
+	}
+	return 0 // every type is in use: the caller cannot alert this finding one by one
+}
+
+func sortedNames(m map[string]int) []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,219 @@
+// Package notifier announces drift inside CloudStack (annotations and alerts) once per new
+// finding, remembers what it announced across restarts and caps the alerts of a cycle.
+package notifier
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
+)
+
+// CloudStack is what the notifier needs from CloudStack.
+type CloudStack interface {
+	AddAnnotation(ctx context.Context, clusterID, text string) error
+	// HasAnnotation reports whether the cluster carries the text in an annotation created since.
+	HasAnnotation(ctx context.Context, clusterID, text string, since time.Time) (bool, error)
+	GenerateAlert(ctx context.Context, alertType int, zoneID, description string) error
+	// AlertStored reports whether an un-archived alert of the type with the description exists.
+	AlertStored(ctx context.Context, alertType int, description string) (bool, error)
+	ArchiveAlerts(ctx context.Context, alertType int) error
+}
+
+// Store keeps the notifier's state as one document, written atomically.
+type Store interface {
+	LoadNotifierState() ([]byte, error)
+	SaveNotifierState([]byte) error
+}
+
+// Options are the notifier's settings; SetOptions changes them on reload.
+type Options struct {
+	Enabled           bool
+	Annotations       bool
+	Alerts            bool
+	MaxAlertsPerCycle int
+	Types             TypeRange
+	FindingsURL       string // named in the summary alert; empty: "/findings on the exporter"
+}
+
+// Notifier announces findings. One Notify runs at a time.
+type Notifier struct {
+	cs     CloudStack
+	store  Store
+	logger *slog.Logger
+	now    func() time.Time
+
+	mu      sync.Mutex
+	opts    Options
+	state   State
+	stats   collector.NotificationStats
+	failing map[string]string // operation -> last error logged, so a reason is logged once
+	summary map[string]int    // capped findings by cluster name in the cycle under way
+}
+
+// New loads the state. A state that cannot be decoded stops start-up: resetting it would
+// announce every open finding again.
+func New(cs CloudStack, store Store, opts Options, logger *slog.Logger, now func() time.Time) (*Notifier, error) {
+	if opts.Types == (TypeRange{}) {
+		opts.Types = DefaultTypeRange
+	}
+	n := &Notifier{cs: cs, store: store, logger: logger, now: now, opts: opts, failing: make(map[string]string),
+		stats: collector.NotificationStats{Sent: make(map[collector.Kind]uint64)}}
+	raw, err := store.LoadNotifierState()
+	if err != nil {
+		return nil, err
+	}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &n.state); err != nil {
+			return nil, fmt.Errorf("notifier state cannot be decoded: %w", err)
+		}
+	}
+	return n, nil
+}
+
+// Configure applies a reloaded configuration from the next cycle on.
+func (n *Notifier) Configure(cs CloudStack, o Options) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if o.Types == (TypeRange{}) {
+		o.Types = DefaultTypeRange
+	}
+	n.cs, n.opts = cs, o
+}
+
+// Stats returns the counters since start.
+func (n *Notifier) Stats() collector.NotificationStats {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return copyStats(n.stats)
+}
+
+func copyStats(s collector.NotificationStats) collector.NotificationStats {
+	out := s
+	out.Sent = make(map[collector.Kind]uint64, len(s.Sent))
+	for k, v := range s.Sent {
+		out.Sent[k] = v
+	}
+	return out
+}
+
+// Notify takes one cycle's statuses (from a cycle that read the inventory): it logs and announces
+// new findings and resolutions, retries what CloudStack did not accept before, and gives the
+// statuses' findings their remembered first-seen times.
+func (n *Notifier) Notify(ctx context.Context, statuses []collector.ClusterStatus) collector.NotificationStats {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, e := range n.state.update(statuses) {
+		n.logEvent(e)
+	}
+	if !n.opts.Enabled {
+		n.state.settle(n.opts, true)
+		n.save()
+		return copyStats(n.stats)
+	}
+	n.state.settle(n.opts, false)
+	n.summary = make(map[string]int)
+	n.checkSummary(ctx)
+	work := n.plan()
+	if len(work) > 0 || n.state.Summary != nil {
+		n.send(ctx, work)
+	}
+	n.save()
+	return copyStats(n.stats)
+}
+
+func (n *Notifier) logEvent(e Event) {
+	if e.Resolved {
+		n.logger.Info(Resolution(e.Side, e.Cluster), "cluster", e.Cluster, "cluster_id", e.ClusterID, "side", string(e.Side))
+		return
+	}
+	f := e.Finding
+	n.logger.Warn(f.Message, "cluster", e.Cluster, "cluster_id", e.ClusterID, "kind", string(f.Kind), "vm_id", f.VMID, "vm_name", f.VMName)
+}
+
+// settle marks as done the parts that are not to be sent: all of them when the notifier is
+// disabled (so that turning it on later does not flood), else those switched off.
+func (s *State) settle(o Options, all bool) {
+	for _, cs := range s.Clusters {
+		for _, ss := range cs.Sides {
+			if ss.Resolution != nil && (all || !o.Annotations) {
+				ss.Resolution.Done = true
+			}
+			for _, a := range ss.Findings {
+				if all || !o.Annotations {
+					a.Annotation.Done = true
+				}
+				if all || !o.Alerts {
+					a.Alert.Done = true
+				}
+			}
+		}
+		for side, ss := range cs.Sides {
+			if ss.Resolution != nil && ss.Resolution.Done {
+				ss.Resolution = nil
+				if len(ss.Findings) == 0 {
+					delete(cs.Sides, side)
+				}
+			}
+		}
+	}
+	for id, cs := range s.Clusters {
+		if len(cs.Sides) == 0 {
+			delete(s.Clusters, id)
+		}
+	}
+	if all {
+		s.Archive = nil
+		s.Summary = nil
+	}
+}
+
+func (n *Notifier) save() {
+	raw, err := json.Marshal(&n.state)
+	if err == nil {
+		err = n.store.SaveNotifierState(raw)
+	}
+	if err != nil {
+		n.stats.Failures++
+		n.fail("save state", err)
+	}
+}
+
+// fail counts nothing itself; it logs a failing reason once, not every cycle.
+func (n *Notifier) fail(op string, err error) {
+	msg := err.Error()
+	if n.failing[op] == msg {
+		n.logger.Debug("Notifier call still failing", "op", op, "err", err)
+		return
+	}
+	n.failing[op] = msg
+	n.logger.Warn("Notifier call failed, it is retried on the next cycle", "op", op, "err", err)
+}
+
+func (n *Notifier) ok(op string) {
+	if _, was := n.failing[op]; was {
+		delete(n.failing, op)
+		n.logger.Info("Notifier call works again", "op", op)
+	}
+}
+
+// sortedClusters returns the cluster ids in a stable order: by name, then id.
+func (s *State) sortedClusters() []string {
+	ids := make([]string, 0, len(s.Clusters))
+	for id := range s.Clusters {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		a, b := s.Clusters[ids[i]], s.Clusters[ids[j]]
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		return ids[i] < ids[j]
+	})
+	return ids
+}

@@ -1,0 +1,272 @@
+package notifier
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
+)
+
+// job is one CloudStack call owed, found by plan.
+type job struct {
+	archive   int // alert type to archive; 0 for the other jobs
+	clusterID string
+	side      collector.Side
+	key       string // finding key; empty for a resolution
+	alert     bool   // the finding's alert rather than its annotation
+}
+
+// plan lists the calls owed, in a stable order, and applies the alert cap: findings past
+// MaxAlertsPerCycle are still annotated, but their alert is replaced by one summary alert.
+func (n *Notifier) plan() []job {
+	s := &n.state
+	var jobs []job
+	for _, t := range s.Archive {
+		jobs = append(jobs, job{archive: t})
+	}
+	alerts := 0
+	for _, id := range s.sortedClusters() {
+		cs := s.Clusters[id]
+		for _, side := range []collector.Side{collector.SideVM, collector.SideNode} {
+			ss := cs.Sides[side]
+			if ss == nil {
+				continue
+			}
+			if ss.Resolution != nil && !ss.Resolution.Done {
+				jobs = append(jobs, job{clusterID: id, side: side})
+			}
+			for _, key := range sortedKeys(ss.Findings) {
+				a := ss.Findings[key]
+				if !a.Annotation.Done {
+					jobs = append(jobs, job{clusterID: id, side: side, key: key})
+				}
+				if a.Alert.Done {
+					continue
+				}
+				if a.AlertType == 0 {
+					a.AlertType = s.allocate(n.opts.Types, id, key)
+				}
+				if alerts >= n.opts.MaxAlertsPerCycle || a.AlertType == 0 {
+					a.Alert.Done, a.Capped = true, true
+					n.summary[cs.Name]++
+					n.stats.Capped++
+					continue
+				}
+				alerts++
+				jobs = append(jobs, job{clusterID: id, side: side, key: key, alert: true})
+			}
+		}
+	}
+	if len(n.summary) > 0 {
+		if s.Summary == nil {
+			s.Summary = &Summary{Capped: make(map[string]int)}
+		}
+		for name, c := range n.summary {
+			s.Summary.Capped[name] += c
+		}
+		s.Summary.Limit = n.opts.MaxAlertsPerCycle
+		s.Summary.Part = Part{} // a new description: send it
+	}
+	return jobs
+}
+
+// send makes the calls. A part attempted before, whose outcome is unknown, is first looked up in
+// CloudStack; every part is marked attempted in the saved state before its call, so that a crash
+// in between never leads to a second annotation or alert.
+func (n *Notifier) send(ctx context.Context, jobs []job) {
+	now := n.now()
+	var todo []job
+	for _, j := range jobs {
+		if p := n.part(j); p != nil && !p.Attempted.IsZero() && n.alreadyAccepted(ctx, j, p.Attempted) {
+			p.Done = true
+			continue
+		}
+		todo = append(todo, j)
+	}
+	for _, j := range todo {
+		if p := n.part(j); p != nil {
+			p.Attempted = now
+		}
+	}
+	if sm := n.state.Summary; sm != nil && !sm.Part.Done {
+		sm.Description = summaryDescription(sm.Capped, sm.Limit, n.opts.FindingsURL)
+		sm.Part.Attempted = now
+	}
+	n.save()
+	for _, j := range todo {
+		if ctx.Err() != nil {
+			return
+		}
+		n.do(ctx, j)
+	}
+	n.sendSummary(ctx)
+	n.state.settle(n.opts, false) // drop resolutions now done
+}
+
+// part returns the state part of a job; nil for an archive job.
+func (n *Notifier) part(j job) *Part {
+	if j.archive != 0 {
+		return nil
+	}
+	cs := n.state.Clusters[j.clusterID]
+	if cs == nil || cs.Sides[j.side] == nil {
+		return nil
+	}
+	ss := cs.Sides[j.side]
+	if j.key == "" {
+		return ss.Resolution
+	}
+	a := ss.Findings[j.key]
+	if a == nil {
+		return nil
+	}
+	if j.alert {
+		return &a.Alert
+	}
+	return &a.Annotation
+}
+
+func (n *Notifier) texts(j job) (annotation, description string, alertType int, kind collector.Kind) {
+	ss := n.state.Clusters[j.clusterID].Sides[j.side]
+	if j.key == "" {
+		return InfoAnnotation(Resolution(j.side, n.state.Clusters[j.clusterID].Name)), "", 0, ""
+	}
+	a := ss.Findings[j.key]
+	return WarnAnnotation(a.Message), AlertDescription(a.Message), a.AlertType, a.Kind
+}
+
+// alreadyAccepted asks CloudStack whether an earlier attempt of the job got through.
+func (n *Notifier) alreadyAccepted(ctx context.Context, j job, since time.Time) bool {
+	annotation, description, alertType, _ := n.texts(j)
+	var ok bool
+	var err error
+	if j.alert {
+		ok, err = n.cs.AlertStored(ctx, alertType, description)
+	} else {
+		ok, err = n.cs.HasAnnotation(ctx, j.clusterID, annotation, since.Add(-time.Minute))
+	}
+	if err != nil {
+		n.stats.Failures++
+		n.fail("look up an earlier attempt", err)
+		return false
+	}
+	return ok
+}
+
+func (n *Notifier) do(ctx context.Context, j job) {
+	if j.archive != 0 {
+		if err := n.cs.ArchiveAlerts(ctx, j.archive); err != nil {
+			n.stats.Failures++
+			n.fail("archiveAlerts", err)
+			return
+		}
+		n.ok("archiveAlerts")
+		n.state.Archive = removeInt(n.state.Archive, j.archive)
+		return
+	}
+	p := n.part(j)
+	annotation, description, alertType, kind := n.texts(j)
+	cs := n.state.Clusters[j.clusterID]
+	if !j.alert {
+		if err := n.cs.AddAnnotation(ctx, j.clusterID, annotation); err != nil {
+			n.stats.Failures++
+			n.fail("addAnnotation", err)
+			return
+		}
+		n.ok("addAnnotation")
+		p.Done = true
+		return
+	}
+	if err := n.storeAlert(ctx, alertType, cs.ZoneID, description); err != nil {
+		n.stats.Failures++
+		n.fail("generateAlert", err)
+		return
+	}
+	n.ok("generateAlert")
+	p.Done = true
+	n.stats.Sent[kind]++
+}
+
+// storeAlert raises an alert and checks that CloudStack stored it: an un-archived alert of the
+// same type and zone makes CloudStack drop it while answering success, so a dropped alert is
+// retried once after archiving its type (the type belongs to this finding alone).
+func (n *Notifier) storeAlert(ctx context.Context, alertType int, zoneID, description string) error {
+	for try := 0; try < 2; try++ {
+		if try > 0 {
+			if err := n.cs.ArchiveAlerts(ctx, alertType); err != nil {
+				return err
+			}
+		}
+		if err := n.cs.GenerateAlert(ctx, alertType, zoneID, description); err != nil {
+			return err
+		}
+		stored, err := n.cs.AlertStored(ctx, alertType, description)
+		if err != nil {
+			return err
+		}
+		if stored {
+			return nil
+		}
+	}
+	return fmt.Errorf("CloudStack answered success but stored no alert of type %d", alertType)
+}
+
+// checkSummary drops a summary whose earlier attempt CloudStack did store, before new capped
+// findings are added to it.
+func (n *Notifier) checkSummary(ctx context.Context) {
+	sm := n.state.Summary
+	if sm == nil || sm.Part.Attempted.IsZero() || sm.Description == "" {
+		return
+	}
+	stored, err := n.cs.AlertStored(ctx, n.opts.Types.summaryType(), sm.Description)
+	if err != nil {
+		n.stats.Failures++
+		n.fail("look up an earlier attempt", err)
+		return
+	}
+	if stored {
+		n.state.Summary = nil
+	}
+}
+
+func (n *Notifier) sendSummary(ctx context.Context) {
+	sm := n.state.Summary
+	if sm == nil || sm.Part.Done || ctx.Err() != nil {
+		return
+	}
+	t := n.opts.Types.summaryType()
+	// The summary type is reused every cycle: archive the previous summary first.
+	if err := n.cs.ArchiveAlerts(ctx, t); err != nil {
+		n.stats.Failures++
+		n.fail("archiveAlerts", err)
+		return
+	}
+	if err := n.storeAlert(ctx, t, "", sm.Description); err != nil {
+		n.stats.Failures++
+		n.fail("generateAlert", err)
+		return
+	}
+	n.ok("generateAlert")
+	n.state.Summary = nil
+}
+
+func sortedKeys(m map[string]*Announcement) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func removeInt(list []int, v int) []int {
+	out := list[:0]
+	for _, x := range list {
+		if x != v {
+			out = append(out, x)
+		}
+	}
+	return out
+}

@@ -1,0 +1,190 @@
+package notifier
+
+import (
+	"time"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
+)
+
+// State is what the notifier remembers across restarts: per cluster and side, the findings it has
+// announced or is announcing, and the CloudStack calls still owed.
+type State struct {
+	Clusters map[string]*ClusterState `json:"clusters"`
+	// Archive lists alert types whose alerts must be archived (their finding cleared or their
+	// cluster is gone), so that the type can alert again.
+	Archive []int `json:"archive,omitempty"`
+	// Summary is a capped-findings summary alert not yet accepted by CloudStack.
+	Summary *Summary `json:"summary,omitempty"`
+}
+
+// ClusterState is one cluster's notification state.
+type ClusterState struct {
+	Name   string                        `json:"name"`
+	ZoneID string                        `json:"zone_id"`
+	Sides  map[collector.Side]*SideState `json:"sides"`
+}
+
+// SideState is one side's announced findings and a resolution still owed.
+type SideState struct {
+	Findings   map[string]*Announcement `json:"findings"`
+	Resolution *Part                    `json:"resolution,omitempty"` // the INFO annotation
+}
+
+// Announcement tracks one finding's announcement, part by part: a part is done only when
+// CloudStack accepted it, and a done part is never sent again.
+type Announcement struct {
+	Kind       collector.Kind `json:"kind"`
+	Message    string         `json:"message"`
+	FirstSeen  time.Time      `json:"first_seen"`
+	Annotation Part           `json:"annotation"`
+	Alert      Part           `json:"alert"`
+	AlertType  int            `json:"alert_type,omitempty"`
+	Capped     bool           `json:"capped,omitempty"`
+}
+
+// Part is one CloudStack call owed. Attempted is set before the call is made, so that after a
+// failure or a crash whose outcome is unknown the notifier asks CloudStack before sending again.
+type Part struct {
+	Done      bool      `json:"done"`
+	Attempted time.Time `json:"attempted,omitempty"`
+}
+
+// Announced reports whether CloudStack accepted every part.
+func (a *Announcement) Announced() bool { return a.Annotation.Done && a.Alert.Done }
+
+// Summary is the one extra alert of a cycle that hit the alert cap: the capped findings by
+// cluster name, summed with those of earlier cycles whose summary CloudStack did not accept yet.
+type Summary struct {
+	Capped      map[string]int `json:"capped"`
+	Limit       int            `json:"limit"`
+	Description string         `json:"description,omitempty"` // as last sent, to verify it
+	Part        Part           `json:"part"`
+}
+
+// Event is something to log and announce, decided by update.
+type Event struct {
+	ClusterID, Cluster string
+	Side               collector.Side
+	Resolved           bool // the side matches again
+	Finding            collector.Finding
+}
+
+// update brings the state up to date with one cycle's statuses, without any I/O: new findings get
+// an announcement, cleared ones are dropped (their alert types queued for archiving), a side whose
+// last finding cleared owes a resolution, and clusters no longer in statuses are forgotten.
+// Skipped clusters and node sides that were not evaluated are left exactly as they were.
+func (s *State) update(statuses []collector.ClusterStatus) []Event {
+	if s.Clusters == nil {
+		s.Clusters = make(map[string]*ClusterState)
+	}
+	var events []Event
+	present := make(map[string]bool, len(statuses))
+	for i := range statuses {
+		st := &statuses[i]
+		c := st.Cluster
+		present[c.ID] = true
+		if !st.Checked {
+			s.restoreFirstSeen(st)
+			continue
+		}
+		cs := s.Clusters[c.ID]
+		if cs == nil {
+			cs = &ClusterState{Sides: make(map[collector.Side]*SideState)}
+			s.Clusters[c.ID] = cs
+		}
+		cs.Name, cs.ZoneID = c.Name, c.ZoneID
+		events = append(events, s.updateSide(cs, c, collector.SideVM, st.VM)...)
+		if st.NodesEvaluated {
+			events = append(events, s.updateSide(cs, c, collector.SideNode, st.Node)...)
+		}
+		s.restoreFirstSeen(st)
+		if len(cs.Sides) == 0 {
+			delete(s.Clusters, c.ID)
+		}
+	}
+	for id, cs := range s.Clusters {
+		if !present[id] {
+			for _, side := range cs.Sides {
+				s.archiveAll(side)
+			}
+			delete(s.Clusters, id)
+		}
+	}
+	return events
+}
+
+func (s *State) updateSide(cs *ClusterState, c collector.Cluster, side collector.Side, findings []collector.Finding) []Event {
+	ss := cs.Sides[side]
+	if ss == nil {
+		ss = &SideState{Findings: make(map[string]*Announcement)}
+	}
+	var events []Event
+	current := make(map[string]bool, len(findings))
+	for _, f := range findings {
+		key := f.Key()
+		current[key] = true
+		if _, known := ss.Findings[key]; known {
+			continue
+		}
+		ss.Findings[key] = &Announcement{Kind: f.Kind, Message: f.Message, FirstSeen: f.FirstSeen}
+		events = append(events, Event{ClusterID: c.ID, Cluster: c.Name, Side: side, Finding: f})
+	}
+	hadFindings := len(ss.Findings) > 0
+	for key, a := range ss.Findings {
+		if !current[key] {
+			if a.AlertType != 0 && a.Alert.Done && !a.Capped {
+				s.Archive = appendUnique(s.Archive, a.AlertType)
+			}
+			delete(ss.Findings, key)
+		}
+	}
+	switch {
+	case len(findings) > 0:
+		ss.Resolution = nil // drift is back before the resolution was accepted: it no longer holds
+	case hadFindings:
+		ss.Resolution = &Part{}
+		events = append(events, Event{ClusterID: c.ID, Cluster: c.Name, Side: side, Resolved: true})
+	}
+	if len(ss.Findings) == 0 && ss.Resolution == nil {
+		delete(cs.Sides, side)
+	} else {
+		cs.Sides[side] = ss
+	}
+	return events
+}
+
+func (s *State) archiveAll(ss *SideState) {
+	for _, a := range ss.Findings {
+		if a.AlertType != 0 && a.Alert.Done && !a.Capped {
+			s.Archive = appendUnique(s.Archive, a.AlertType)
+		}
+	}
+}
+
+// restoreFirstSeen gives the status's findings the first-seen times remembered across restarts.
+func (s *State) restoreFirstSeen(st *collector.ClusterStatus) {
+	cs := s.Clusters[st.Cluster.ID]
+	if cs == nil {
+		return
+	}
+	for side, list := range map[collector.Side][]collector.Finding{collector.SideVM: st.VM, collector.SideNode: st.Node} {
+		ss := cs.Sides[side]
+		if ss == nil {
+			continue
+		}
+		for i := range list {
+			if a, ok := ss.Findings[list[i].Key()]; ok && !a.FirstSeen.IsZero() {
+				list[i].FirstSeen = a.FirstSeen
+			}
+		}
+	}
+}
+
+func appendUnique(list []int, v int) []int {
+	for _, x := range list {
+		if x == v {
+			return list
+		}
+	}
+	return append(list, v)
+}
