@@ -70,7 +70,7 @@ func (l *Lister) checkPin(clusterID, addr string, key ssh.PublicKey) error {
 		if err := l.pins.PinHostKey(id, offered); err != nil {
 			return withReason(reasonOther, fmt.Errorf("pin host key: %w", err))
 		}
-		l.log.Info("pinned ssh host key on first contact",
+		l.log.Debug("pinned ssh host key on first contact",
 			"cluster_id", clusterID, "addr", addr, "fingerprint", ssh.FingerprintSHA256(key))
 		return nil
 	}

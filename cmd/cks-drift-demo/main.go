@@ -1,0 +1,87 @@
+// Command cks-drift-demo runs the exporter against a simulated CloudStack cloud with drift
+// already present, so that the exporter can be tried without a cloud.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+	"github.com/prometheus/common/promslog"
+	promslogflag "github.com/prometheus/common/promslog/flag"
+	"github.com/prometheus/exporter-toolkit/web"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/exporter"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
+)
+
+func main() {
+	app := kingpin.New("cks-drift-demo", "Runs cks-drift-exporter against a simulated CloudStack cloud with VM map drift.")
+	var (
+		listen   = app.Flag("web.listen-address", "Address of the exporter.").Default("127.0.0.1:9862").String()
+		dir      = app.Flag("dir", "Folder for the demo's configuration, key and state file.").Default(".demo").String()
+		interval = app.Flag("interval", "Check interval of the demo.").Default("30s").Duration()
+		logCfg   = &promslog.Config{}
+	)
+	promslogflag.AddFlags(app, logCfg)
+	kingpin.MustParse(app.Parse(os.Args[1:]))
+	logger := promslog.New(logCfg)
+	if err := run(*listen, *dir, *interval, logger); err != nil {
+		fmt.Fprintln(os.Stderr, "cks-drift-demo:", err)
+		os.Exit(1)
+	}
+}
+
+func run(listen, dir string, interval time.Duration, logger *slog.Logger) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	sim, err := simulator.New(simulator.Options{})
+	if err != nil {
+		return err
+	}
+	defer sim.Close()
+	if err := buildWorld(sim); err != nil {
+		return err
+	}
+	// The simulated cloud is new on every run: so is the exporter's state.
+	_ = os.Remove(filepath.Join(dir, "state.db"))
+	cfgPath, err := sim.WriteFiles(dir, fmt.Sprintf("  interval: %s\n", interval), "  max_alerts_per_cycle: 5\n")
+	if err != nil {
+		return err
+	}
+	e, err := exporter.New(exporter.Options{ConfigFile: cfgPath, Logger: logger})
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+
+	fmt.Println("== One check cycle, as `cks-drift-exporter --once` prints it:")
+	fmt.Println()
+	e.RunOnce(ctx, os.Stdout, "table")
+
+	l, err := net.Listen("tcp", listen)
+	if err != nil {
+		return err
+	}
+	base := "http://" + l.Addr().String()
+	fmt.Printf(`
+== The exporter now checks the simulated cloud every %s.
+   Metrics:        %s/metrics
+   Findings:       %s/findings
+   Configuration:  %s (reload: curl -X POST %s/-/reload)
+   CloudStack API: %s (simulated)
+   What CloudStack receives from the notifier is printed below. Stop with Ctrl-C.
+
+`, interval, base, base, cfgPath, base, sim.CloudStack.Endpoint())
+	go watchWrites(ctx, sim)
+	webCfg := &web.FlagConfig{WebListenAddresses: &[]string{listen}, WebSystemdSocket: new(bool), WebConfigFile: new(string)}
+	return e.Run(ctx, exporter.ServeOptions{TelemetryPath: "/metrics", Web: webCfg, Listener: l})
+}

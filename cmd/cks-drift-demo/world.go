@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
+)
+
+// buildWorld creates five clusters: two healthy, one with a missing map row (unmapped_vm), one
+// with a running VM that is not a Kubernetes node (vm_not_a_node), one in the middle of a
+// scale-up (skipped).
+func buildWorld(sim *simulator.Simulator) error {
+	specs := []simulator.ClusterSpec{
+		{Name: "prod-east", Controls: 3, Workers: 2},
+		{Name: "analytics", Workers: 2},
+		{Name: "ci-runners", Workers: 3},
+		{Name: "staging", State: "Scaling"},
+		{Name: "Team Blue", ProjectID: "a0000000-0000-4000-8000-0000000000b1", Project: "blue", Account: "blue"},
+	}
+	clusters := make(map[string]simulator.Cluster)
+	for _, spec := range specs {
+		c, err := sim.AddCluster(spec)
+		if err != nil {
+			return err
+		}
+		clusters[spec.Name] = c
+	}
+	a := clusters["analytics"]
+	if _, err := sim.DeleteMapRow(a.ID, a.VMs[len(a.VMs)-1]); err != nil {
+		return err
+	}
+	ci := clusters["ci-runners"]
+	if _, err := sim.StopKubelet(ci.ID, ci.VMs[1]); err != nil {
+		return err
+	}
+	return nil
+}
+
+// watchWrites prints every write the simulated CloudStack receives: the notifier's annotations,
+// alerts and archiving.
+func watchWrites(ctx context.Context, sim *simulator.Simulator) {
+	seen := 0
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		calls := sim.CloudStack.Calls()
+		for _, c := range calls[seen:] {
+			switch c.Command {
+			case "addAnnotation":
+				fmt.Printf("CloudStack received addAnnotation on cluster %s: %s\n", c.Params.Get("entityid"), c.Params.Get("annotation"))
+			case "generateAlert":
+				fmt.Printf("CloudStack received generateAlert type %s, zone %q: %s\n", c.Params.Get("type"), c.Params.Get("zoneid"), c.Params.Get("description"))
+			case "archiveAlerts":
+				fmt.Printf("CloudStack received archiveAlerts type %s\n", c.Params.Get("type"))
+			}
+		}
+		seen = len(calls)
+	}
+}
