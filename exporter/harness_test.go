@@ -1,0 +1,265 @@
+package exporter
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/exporter-toolkit/web"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstacktest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
+)
+
+// logBuffer records log lines for assertions.
+type logBuffer struct {
+	mu    sync.Mutex
+	lines []logLine
+}
+
+type logLine struct {
+	Level slog.Level
+	Msg   string
+	Attrs map[string]string
+}
+
+func (b *logBuffer) Enabled(context.Context, slog.Level) bool { return true }
+func (b *logBuffer) WithAttrs([]slog.Attr) slog.Handler        { return b }
+func (b *logBuffer) WithGroup(string) slog.Handler             { return b }
+func (b *logBuffer) Handle(_ context.Context, r slog.Record) error {
+	l := logLine{Level: r.Level, Msg: r.Message, Attrs: map[string]string{}}
+	r.Attrs(func(a slog.Attr) bool { l.Attrs[a.Key] = a.Value.String(); return true })
+	b.mu.Lock()
+	b.lines = append(b.lines, l)
+	b.mu.Unlock()
+	return nil
+}
+
+// since returns the lines at level or above logged after mark.
+func (b *logBuffer) since(mark int, level slog.Level) []logLine {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []logLine
+	for _, l := range b.lines[mark:] {
+		if l.Msg == "Listening on" || l.Msg == "TLS is disabled." { // the web server starting
+			continue
+		}
+		if l.Level >= level {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func (b *logBuffer) mark() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.lines)
+}
+
+// env is a simulated cloud and an exporter watching it.
+type env struct {
+	t      *testing.T
+	sim    *simulator.Simulator
+	dir    string
+	cfg    string
+	logs   *logBuffer
+	exp    *Exporter
+	url    string
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// newEnv starts a simulator with the given clusters; start() starts the exporter.
+func newEnv(t *testing.T, specs ...simulator.ClusterSpec) (*env, []simulator.Cluster) {
+	t.Helper()
+	sim, err := simulator.New(simulator.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sim.Close)
+	var clusters []simulator.Cluster
+	for _, s := range specs {
+		c, err := sim.AddCluster(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clusters = append(clusters, c)
+	}
+	return &env{t: t, sim: sim, dir: t.TempDir(), logs: &logBuffer{}}, clusters
+}
+
+// writeConfig (re)writes the exporter's configuration.
+func (e *env) writeConfig(check, notifier string) {
+	e.t.Helper()
+	path, err := e.sim.WriteFiles(e.dir, check, notifier)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.cfg = path
+}
+
+// start runs the exporter on 127.0.0.1:0 until the test ends or stop is called.
+func (e *env) start() {
+	e.t.Helper()
+	exp, err := New(Options{ConfigFile: e.cfg, Logger: slog.New(e.logs)})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	e.exp, e.url, e.cancel, e.done = exp, "http://"+l.Addr().String(), cancel, make(chan error, 1)
+	webCfg := &web.FlagConfig{WebListenAddresses: &[]string{l.Addr().String()}, WebSystemdSocket: new(bool), WebConfigFile: new(string)}
+	go func() { e.done <- exp.Run(ctx, ServeOptions{TelemetryPath: "/metrics", Web: webCfg, Listener: l}) }()
+	e.t.Cleanup(e.stop)
+}
+
+// stop ends the exporter and waits for it.
+func (e *env) stop() {
+	if e.cancel == nil {
+		return
+	}
+	e.cancel()
+	if err := <-e.done; err != nil {
+		e.t.Errorf("Run: %v", err)
+	}
+	_ = e.exp.Close()
+	e.cancel = nil
+}
+
+// metrics scrapes /metrics and returns the samples as "name{labels}" -> value.
+func (e *env) metrics() map[string]float64 {
+	e.t.Helper()
+	resp, err := http.Get(e.url + "/metrics")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out := make(map[string]float64)
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "#") || line == "" {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil {
+			e.t.Fatalf("bad sample %q", line)
+		}
+		out[line[:i]] = v
+	}
+	return out
+}
+
+// matching returns the samples whose series matches the pattern.
+func matching(m map[string]float64, pattern string) map[string]float64 {
+	re := regexp.MustCompile(pattern)
+	out := make(map[string]float64)
+	for k, v := range m {
+		if re.MatchString(k) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// waitFor polls until cond holds or fails the test after a bound.
+func (e *env) waitFor(what string, cond func() bool) {
+	e.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			e.t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// cycles returns the number of completed cycles.
+func (e *env) cycles() float64 { return e.metrics()["cks_drift_cycles_total"] }
+
+// nextCycles waits until n more cycles have completed than now: a change made before the call
+// is then seen by at least n-1 whole cycles.
+func (e *env) nextCycles(n int) {
+	e.t.Helper()
+	start := e.cycles()
+	e.waitFor(strconv.Itoa(n)+" more cycles", func() bool { return e.cycles() >= start+float64(n) })
+}
+
+// findings returns the active findings as "cluster kind vm_name".
+func (e *env) findings() []string {
+	var out []string
+	re := regexp.MustCompile(`cluster_name="([^"]*)",kind="([^"]*)",vm_id="[^"]*",vm_name="([^"]*)"`)
+	for k := range matching(e.metrics(), `^cks_drift_finding\{`) {
+		m := re.FindStringSubmatch(k)
+		out = append(out, m[1]+" "+m[2]+" "+m[3])
+	}
+	return sorted(out)
+}
+
+// writes returns the notifier's writes received by CloudStack, as "command text".
+func (e *env) writes() []string {
+	var out []string
+	for _, c := range e.sim.CloudStack.Calls() {
+		switch c.Command {
+		case "addAnnotation":
+			out = append(out, "addAnnotation "+c.Params.Get("annotation"))
+		case "generateAlert":
+			out = append(out, "generateAlert "+c.Params.Get("description"))
+		case "archiveAlerts":
+			out = append(out, "archiveAlerts")
+		}
+	}
+	return out
+}
+
+// storedAlerts returns the descriptions of CloudStack's un-archived alerts.
+func (e *env) storedAlerts() []string {
+	var out []string
+	e.sim.CloudStack.Read(func(w *cloudstacktest.World) {
+		for _, a := range w.Alerts {
+			if !a.Archived {
+				out = append(out, a.Description)
+			}
+		}
+	})
+	return sorted(out)
+}
+
+func sorted(s []string) []string {
+	out := append([]string(nil), s...)
+	for i := range out {
+		for j := i + 1; j < len(out); j++ {
+			if out[j] < out[i] {
+				out[i], out[j] = out[j], out[i]
+			}
+		}
+	}
+	return out
+}
+
+func post(t *testing.T, url string) int {
+	t.Helper()
+	resp, err := http.Post(url, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
