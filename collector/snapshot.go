@@ -1,6 +1,7 @@
 package collector
 
 import (
+	"slices"
 	"sort"
 	"time"
 )
@@ -79,7 +80,8 @@ func Evaluate(prev []ClusterStatus, inv Inventory, nodes map[string]NodeList, no
 	for _, c := range inv.Clusters {
 		p := before[c.ID]
 		if !Checkable(c) {
-			out = append(out, ClusterStatus{Cluster: c, KubectlReachable: p.KubectlReachable, KubectlError: p.KubectlError, VM: p.VM, Node: p.Node})
+			out = append(out, ClusterStatus{Cluster: c, KubectlReachable: p.KubectlReachable, KubectlError: p.KubectlError,
+				VM: slices.Clone(p.VM), Node: slices.Clone(p.Node)})
 			continue
 		}
 		nl, listed := nodes[c.ID]
@@ -91,7 +93,7 @@ func Evaluate(prev []ClusterStatus, inv Inventory, nodes map[string]NodeList, no
 			if !listed {
 				s.KubectlError = "not_listed"
 			}
-			s.Node = p.Node
+			s.Node = slices.Clone(p.Node) // the previous snapshot is still being served
 		}
 		carryFirstSeen(s.VM, p.VM, now)
 		carryFirstSeen(s.Node, p.Node, now)
