@@ -58,7 +58,7 @@ func (e *Exporter) Handler(telemetryPath string) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	mux.Handle("/", landing)
+	mux.Handle("GET /{$}", landing)
 	return mux, nil
 }
 
