@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 	"github.com/cks-drift-exporter/cks-drift-exporter/exporter"
+	"github.com/cks-drift-exporter/cks-drift-exporter/state"
 )
 
 func main() {
@@ -30,6 +32,7 @@ func run() int {
 		configCheck   = app.Flag("config.check", "Validate the configuration file, print the problems and exit (0 valid, 1 invalid).").Bool()
 		once          = app.Flag("once", "Run one check cycle, print the findings and exit: 0 no drift, 1 drift, 2 the check could not run. Sends no notifications.").Bool()
 		onceFormat    = app.Flag("once.format", "Output of --once: table or json.").Default("table").Enum("table", "json")
+		forgetKeys    = app.Flag("ssh.forget-host-key", "Remove the pinned SSH host key of this cluster (uuid) from the state file and exit, after a control node was re-installed. Repeatable; the exporter must be stopped.").Strings()
 		telemetryPath = app.Flag("web.telemetry-path", "Path under which to expose metrics.").Default("/metrics").String()
 		webConfig     = kingpinflag.AddFlags(app, ":9862")
 		logConfig     = &promslog.Config{}
@@ -52,6 +55,10 @@ func run() int {
 		return 0
 	}
 
+	if len(*forgetKeys) > 0 {
+		return forgetHostKeys(*configFile, *forgetKeys)
+	}
+
 	e, err := exporter.New(exporter.Options{ConfigFile: *configFile, Logger: logger})
 	if err != nil {
 		logger.Error("Could not start", "err", err)
@@ -72,5 +79,34 @@ func run() int {
 		logger.Error("Exporter stopped", "err", err)
 		return 1
 	}
+	return 0
+}
+
+// forgetHostKeys removes pinned host keys, so that the next contact pins the node's new key.
+func forgetHostKeys(configFile string, clusters []string) int {
+	cfg, err := config.Load(configFile)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	store, err := state.Open(cfg.Storage.Path, false)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer store.Close()
+	forget := make(map[string]bool, len(clusters))
+	for _, c := range clusters {
+		forget[c] = true
+	}
+	err = store.ForgetHostKeys(func(id string) bool {
+		clusterID, _, _ := strings.Cut(id, " ")
+		return !forget[clusterID]
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Printf("Forgot the pinned host keys of %s in %s\n", strings.Join(clusters, ", "), cfg.Storage.Path)
 	return 0
 }
