@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector/kube"
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 	"github.com/cks-drift-exporter/cks-drift-exporter/notifier"
 	"github.com/cks-drift-exporter/cks-drift-exporter/state"
@@ -224,8 +224,7 @@ func (e *Exporter) forgetPins(clusters []collector.ClusterStatus) {
 		present[c.Cluster.ID] = true
 	}
 	err := e.store.ForgetHostKeys(func(id string) bool {
-		clusterID, _, _ := strings.Cut(id, " ")
-		return present[clusterID]
+		return present[kube.PinCluster(id)]
 	})
 	if err != nil {
 		e.logger.Error("Could not update the state file", "file", e.store.Path(), "err", err)

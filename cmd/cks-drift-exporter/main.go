@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector/kube"
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 	"github.com/cks-drift-exporter/cks-drift-exporter/exporter"
 	"github.com/cks-drift-exporter/cks-drift-exporter/state"
@@ -100,8 +101,7 @@ func forgetHostKeys(configFile string, clusters []string) int {
 		forget[c] = true
 	}
 	err = store.ForgetHostKeys(func(id string) bool {
-		clusterID, _, _ := strings.Cut(id, " ")
-		return !forget[clusterID]
+		return !forget[kube.PinCluster(id)]
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"golang.org/x/crypto/ssh"
@@ -23,6 +24,13 @@ type PinStore interface {
 // pinID keys a pin by cluster and address: a cluster whose port forward moves gets a fresh pin,
 // and two clusters behind one address never share one.
 func pinID(clusterID, addr string) string { return clusterID + " " + addr }
+
+// PinCluster returns the cluster uuid of a pin id, so that pins of clusters that are gone or of a
+// re-installed control node can be dropped.
+func PinCluster(id string) string {
+	clusterID, _, _ := strings.Cut(id, " ")
+	return clusterID
+}
 
 // MemoryPins is a PinStore in memory, for tests and the demo. Its zero value is ready to use.
 type MemoryPins struct {
