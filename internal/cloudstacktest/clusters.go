@@ -1,0 +1,84 @@
+package cloudstacktest
+
+// clusterJSON is the part of CloudStack's KubernetesClusterResponse the fake fills.
+type clusterJSON struct {
+	ID           string   `json:"id"`
+	Name         string   `json:"name"`
+	State        string   `json:"state,omitempty"`
+	ClusterType  string   `json:"clustertype,omitempty"`
+	ZoneID       string   `json:"zoneid,omitempty"`
+	ZoneName     string   `json:"zonename,omitempty"`
+	Account      string   `json:"account,omitempty"`
+	DomainID     string   `json:"domainid,omitempty"`
+	Domain       string   `json:"domain,omitempty"`
+	ProjectID    string   `json:"projectid,omitempty"`
+	Project      string   `json:"project,omitempty"`
+	ControlNodes int64    `json:"controlnodes"`
+	MasterNodes  int64    `json:"masternodes"` // the pre-4.16 name, still sent
+	Size         int64    `json:"size"`
+	EtcdNodes    int64    `json:"etcdnodes"`
+	NetworkID    string   `json:"networkid,omitempty"`
+	IPAddress    string   `json:"ipaddress,omitempty"`
+	IPAddressID  string   `json:"ipaddressid,omitempty"`
+	Endpoint     string   `json:"endpoint,omitempty"`
+	KeyPair      string   `json:"keypair,omitempty"`
+	Created      string   `json:"created,omitempty"`
+	VMs          []vmJSON `json:"virtualmachines"` // [] when empty, never absent
+}
+
+// clusterVMs builds the virtualmachines list as KubernetesClusterManagerImpl does: each
+// kubernetes_cluster_vm_map row is looked up in vm_instance, and rows whose VM is expunged
+// (removed) or gone are skipped without a word; Destroyed and Expunging VMs that are not yet
+// removed are listed with their state. The ACL does not apply to them.
+func (w *World) clusterVMs(c *Cluster) []vmJSON {
+	out := []vmJSON{}
+	for _, id := range c.VMMap {
+		vm, ok := w.VMs[id]
+		if !ok || vm == nil || vm.Removed {
+			continue
+		}
+		out = append(out, newVMJSON(vm))
+	}
+	return out
+}
+
+func (w *World) newClusterJSON(c *Cluster) clusterJSON {
+	endpoint := c.Endpoint
+	if endpoint == "" && c.IPAddress != "" {
+		endpoint = "https://" + c.IPAddress + ":6443/"
+	}
+	return clusterJSON{
+		ID: c.ID, Name: c.Name, State: c.State, ClusterType: c.ClusterType,
+		ZoneID: c.ZoneID, ZoneName: c.ZoneName, Account: c.Account, DomainID: c.DomainID,
+		Domain: c.Domain, ProjectID: c.ProjectID, Project: c.Project,
+		ControlNodes: c.ControlNodes, MasterNodes: c.ControlNodes, Size: c.Size, EtcdNodes: c.EtcdNodes,
+		NetworkID: c.NetworkID, IPAddress: c.IPAddress, IPAddressID: c.IPAddressID,
+		Endpoint: endpoint, KeyPair: c.KeyPair, Created: formatDate(c.Created),
+		VMs: w.clusterVMs(c),
+	}
+}
+
+// listKubernetesClusters lists clusters in id order under the admin ACL. Filters: id, name and
+// state (compared without case), clustertype, keyword (substring of the name).
+func (s *Server) listKubernetesClusters(r *request) (any, *apiError) {
+	p := r.params
+	win, e := s.world.pageWindow(p)
+	if e != nil {
+		return nil, e
+	}
+	var out []clusterJSON
+	for _, c := range s.world.Clusters {
+		switch {
+		case c == nil:
+		case !s.visible(p, c.Account, c.ProjectID):
+		case p.Get("id") != "" && c.ID != p.Get("id"):
+		case !matchFold(p.Get("name"), c.Name):
+		case !matchFold(p.Get("state"), c.State):
+		case !matchFold(p.Get("clustertype"), c.ClusterType):
+		case !containsFold(p.Get("keyword"), c.Name):
+		default:
+			out = append(out, s.world.newClusterJSON(c))
+		}
+	}
+	return listAnswer(r, win, "kubernetescluster", out), nil
+}

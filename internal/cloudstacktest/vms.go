@@ -1,0 +1,92 @@
+package cloudstacktest
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// vmJSON is the part of CloudStack's UserVmResponse the fake fills; omitempty drops what the
+// world leaves empty, as CloudStack drops null fields.
+type vmJSON struct {
+	ID          string    `json:"id"`
+	Name        string    `json:"name"`
+	DisplayName string    `json:"displayname,omitempty"`
+	State       string    `json:"state,omitempty"`
+	Created     string    `json:"created,omitempty"`
+	Account     string    `json:"account,omitempty"`
+	DomainID    string    `json:"domainid,omitempty"`
+	Domain      string    `json:"domain,omitempty"`
+	ProjectID   string    `json:"projectid,omitempty"`
+	Project     string    `json:"project,omitempty"`
+	ZoneID      string    `json:"zoneid,omitempty"`
+	ZoneName    string    `json:"zonename,omitempty"`
+	NICs        []nicJSON `json:"nic,omitempty"`
+}
+
+type nicJSON struct {
+	ID        string `json:"id"`
+	NetworkID string `json:"networkid,omitempty"`
+	IPAddress string `json:"ipaddress,omitempty"`
+	IsDefault bool   `json:"isdefault"`
+}
+
+func newVMJSON(vm *VM) vmJSON {
+	j := vmJSON{
+		ID: vm.ID, Name: vm.Name, DisplayName: vm.DisplayName, State: vm.State,
+		Created: formatDate(vm.Created), Account: vm.Account, DomainID: vm.DomainID, Domain: vm.Domain,
+		ProjectID: vm.ProjectID, Project: vm.Project, ZoneID: vm.ZoneID, ZoneName: vm.ZoneName,
+	}
+	if vm.NetworkID != "" || vm.IPAddress != "" {
+		// One default NIC; its id is derived from the VM's so answers stay reproducible.
+		j.NICs = []nicJSON{{
+			ID:        fmt.Sprintf("0000a1c0-0000-4000-8000-%012x", vm.InternalID),
+			NetworkID: vm.NetworkID, IPAddress: vm.IPAddress, IsDefault: true,
+		}}
+	}
+	return j
+}
+
+// listVirtualMachines lists VMs that are not expunged: admins see Destroyed and Expunging ones
+// too. Filters: id, ids, name (exact, as in current CloudStack), state (or "present" for all but
+// Destroyed and Expunging), keyword (substring of name or display name), zoneid, networkid.
+// details=min and other display options are accepted and change nothing.
+func (s *Server) listVirtualMachines(r *request) (any, *apiError) {
+	p := r.params
+	win, e := s.world.pageWindow(p)
+	if e != nil {
+		return nil, e
+	}
+	ids := listParam(p, "ids")
+	state := p.Get("state")
+	var out []vmJSON
+	for _, vm := range s.world.sortedVMs() {
+		switch {
+		case vm.Removed:
+		case !s.visible(p, vm.Account, vm.ProjectID):
+		case p.Get("id") != "" && vm.ID != p.Get("id"):
+		case len(ids) > 0 && !slices.Contains(ids, vm.ID):
+		case !matchFold(p.Get("name"), vm.Name):
+		case !vmStateMatches(state, vm.State):
+		case !containsFold(p.Get("keyword"), vm.Name, vm.DisplayName):
+		case p.Get("zoneid") != "" && vm.ZoneID != p.Get("zoneid"):
+		case p.Get("networkid") != "" && vm.NetworkID != p.Get("networkid"):
+		default:
+			out = append(out, newVMJSON(vm))
+		}
+	}
+	return listAnswer(r, win, "virtualmachine", out), nil
+}
+
+// vmStateMatches applies listVirtualMachines' state filter; "present" is CloudStack's shorthand
+// for every state but Destroyed and Expunging.
+func vmStateMatches(filter, state string) bool {
+	switch {
+	case filter == "":
+		return true
+	case strings.EqualFold(filter, "present"):
+		return state != "Destroyed" && state != "Expunging"
+	default:
+		return strings.EqualFold(filter, state)
+	}
+}

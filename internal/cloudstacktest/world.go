@@ -1,0 +1,231 @@
+package cloudstacktest
+
+import (
+	"fmt"
+	"sort"
+	"time"
+)
+
+// World is the fake's database: the rows CloudStack keeps in its tables, as plain structs that a
+// test builds, mutates and inspects under the server's lock (Server.Update, Server.Read). The
+// server answers every API call from it, so what a test puts here is exactly what the API shows,
+// filtered the way CloudStack filters it.
+type World struct {
+	Clusters            []*Cluster    // kubernetes_cluster rows, in id order
+	VMs                 map[int64]*VM // vm_instance rows by internal id
+	PortForwardingRules []*PortForwardingRule
+	Alerts              []*Alert
+	Annotations         []*Annotation
+
+	// MaxPageSize is the global setting default.page.size: the largest pagesize a list call may
+	// ask for and the page size used when it names none. Zero means DefaultPageSize.
+	MaxPageSize int
+
+	seq int64 // last number handed out by newUUID
+}
+
+// Cluster is a kubernetes_cluster row. VMMap holds the kubernetes_cluster_vm_map rows (vm_instance
+// ids in row order) separately from the VMs so a test can leave rows dangling, as a half-failed
+// scale-down does in a real installation.
+type Cluster struct {
+	ID          string
+	InternalID  int64
+	Name        string
+	State       string
+	ClusterType string // CloudManaged or ExternalManaged
+	ZoneID      string
+	ZoneName    string
+	Account     string
+	AccountID   string
+	DomainID    string
+	Domain      string
+	ProjectID   string
+	Project     string
+	NetworkID   string
+	IPAddress   string
+	IPAddressID string
+	// KeyPair is the SSH keypair name CloudStack reports for the cluster; optional.
+	KeyPair string
+	// Endpoint is the Kubernetes API URL; empty means https://<IPAddress>:6443/ when IPAddress is set.
+	Endpoint     string
+	ControlNodes int64
+	Size         int64
+	EtcdNodes    int64
+	Created      time.Time
+	VMMap        []int64 // vm_instance ids; may name ids that do not exist
+}
+
+// VM is a vm_instance row. Removed models the removed column: CloudStack sets it when it expunges
+// a VM, and from then on no API lists the VM, not even through a cluster's VM map.
+type VM struct {
+	InternalID  int64
+	ID          string
+	Name        string
+	DisplayName string
+	State       string // Running, Stopped, Destroyed, Expunging, ...
+	Account     string
+	DomainID    string
+	Domain      string
+	ProjectID   string
+	Project     string
+	ZoneID      string
+	ZoneName    string
+	NetworkID   string
+	IPAddress   string
+	Created     time.Time
+	Removed     bool
+}
+
+// PortForwardingRule is a firewall_rules row of purpose PortForwarding; CKS creates one per node
+// (public port 2222+i to private port 22) on isolated networks.
+type PortForwardingRule struct {
+	ID               string
+	IPAddressID      string
+	IPAddress        string
+	PublicPort       int
+	PrivatePort      int
+	VirtualMachineID string // VM uuid
+	NetworkID        string
+	Account          string
+	DomainID         string
+	ProjectID        string
+}
+
+// Alert is an alert row. Archived alerts are hidden from listAlerts and no longer latch
+// generateAlert.
+type Alert struct {
+	ID          string
+	Type        int
+	Name        string
+	Description string
+	ZoneID      string
+	PodID       string
+	Sent        time.Time
+	Archived    bool
+}
+
+// Annotation is an annotations row; Removed ones are hidden from listAnnotations.
+type Annotation struct {
+	ID         string
+	EntityType string
+	EntityID   string
+	Annotation string
+	AdminsOnly bool
+	Created    time.Time
+	Removed    bool
+}
+
+// newUUID hands out a well-formed, deterministic uuid so that answers are reproducible between
+// runs; the SDK's IsID accepts it.
+func (w *World) newUUID() string {
+	w.seq++
+	return fmt.Sprintf("cafe0000-0000-4000-8000-%012x", w.seq)
+}
+
+// AddVM stores a copy of vm and returns the stored row. A zero InternalID gets the next free id
+// and an empty ID a fresh uuid, so most tests only name the fields they care about.
+func (w *World) AddVM(vm VM) *VM {
+	if w.VMs == nil {
+		w.VMs = make(map[int64]*VM)
+	}
+	if vm.InternalID == 0 {
+		for id := range w.VMs {
+			vm.InternalID = max(vm.InternalID, id)
+		}
+		vm.InternalID++
+	}
+	if vm.ID == "" {
+		vm.ID = w.newUUID()
+	}
+	if vm.DisplayName == "" {
+		vm.DisplayName = vm.Name
+	}
+	stored := vm
+	w.VMs[vm.InternalID] = &stored
+	return &stored
+}
+
+// AddCluster appends a copy of c and returns the stored row, filling InternalID and ID like AddVM
+// and ClusterType with CloudManaged, the value of every cluster CKS deploys itself.
+func (w *World) AddCluster(c Cluster) *Cluster {
+	if c.InternalID == 0 {
+		for _, o := range w.Clusters {
+			if o != nil {
+				c.InternalID = max(c.InternalID, o.InternalID)
+			}
+		}
+		c.InternalID++
+	}
+	if c.ID == "" {
+		c.ID = w.newUUID()
+	}
+	if c.ClusterType == "" {
+		c.ClusterType = "CloudManaged"
+	}
+	stored := c
+	w.Clusters = append(w.Clusters, &stored)
+	sort.SliceStable(w.Clusters, func(i, j int) bool { return clusterID(w.Clusters[i]) < clusterID(w.Clusters[j]) })
+	return &stored
+}
+
+func clusterID(c *Cluster) int64 {
+	if c == nil {
+		return 0
+	}
+	return c.InternalID
+}
+
+// AddPortForwardingRule appends a copy of r with a fresh ID when it has none.
+func (w *World) AddPortForwardingRule(r PortForwardingRule) *PortForwardingRule {
+	if r.ID == "" {
+		r.ID = w.newUUID()
+	}
+	stored := r
+	w.PortForwardingRules = append(w.PortForwardingRules, &stored)
+	return &stored
+}
+
+// ClusterByName returns the first cluster with that name, or nil; names are not unique across
+// accounts in CloudStack, so tests that reuse a name should keep the pointer AddCluster returned.
+func (w *World) ClusterByName(name string) *Cluster {
+	for _, c := range w.Clusters {
+		if c != nil && c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// VMByName returns the VM with that name and the lowest internal id, removed or not, or nil.
+func (w *World) VMByName(name string) *VM {
+	var found *VM
+	for _, vm := range w.VMs {
+		if vm != nil && vm.Name == name && (found == nil || vm.InternalID < found.InternalID) {
+			found = vm
+		}
+	}
+	return found
+}
+
+// vmByUUID returns the VM with that uuid, removed or not, or nil.
+func (w *World) vmByUUID(id string) *VM {
+	for _, vm := range w.VMs {
+		if vm != nil && vm.ID == id {
+			return vm
+		}
+	}
+	return nil
+}
+
+// sortedVMs returns the VMs in internal id order, the order CloudStack lists them in, leaving
+// out nil entries a test may have put in the map.
+func (w *World) sortedVMs() []*VM {
+	vms := make([]*VM, 0, len(w.VMs))
+	for _, vm := range w.VMs {
+		if vm != nil {
+			vms = append(vms, vm)
+		}
+	}
+	sort.Slice(vms, func(i, j int) bool { return vms[i].InternalID < vms[j].InternalID })
+	return vms
+}
