@@ -73,10 +73,15 @@ const (
 // Notifier says what is announced to CloudStack. MaxAlertsPerCycle caps the
 // alerts so that a cloud-wide problem does not flood the alert list.
 type Notifier struct {
-	Enabled           bool `yaml:"enabled"`
-	Annotations       bool `yaml:"annotations"`
-	Alerts            bool `yaml:"alerts"`
-	MaxAlertsPerCycle int  `yaml:"max_alerts_per_cycle"`
+	Enabled bool `yaml:"enabled"`
+	// Mode says what drives the announcements: "direct", the exporter's own cycle, or
+	// "alertmanager", the drift alerts that Alertmanager sends to /alertmanager/webhook (for
+	// setups with several Prometheus servers or exporter replicas, where Alertmanager
+	// de-duplicates).
+	Mode              NotifierMode `yaml:"mode"`
+	Annotations       bool         `yaml:"annotations"`
+	Alerts            bool         `yaml:"alerts"`
+	MaxAlertsPerCycle int          `yaml:"max_alerts_per_cycle"`
 	// AlertTypeMin and AlertTypeMax bound the alert types the notifier uses, one per open
 	// finding (CloudStack keeps only one un-archived alert per type and zone); the highest is
 	// kept for the summary of capped findings. The range must stay clear of CloudStack's
@@ -87,6 +92,16 @@ type Notifier struct {
 	// summary alert; empty names the path only.
 	FindingsURL string `yaml:"findings_url"`
 }
+
+// NotifierMode says what drives the announcements.
+type NotifierMode string
+
+const (
+	// NotifierDirect announces what the exporter's own cycle finds.
+	NotifierDirect NotifierMode = "direct"
+	// NotifierAlertmanager announces the drift alerts Alertmanager sends to the webhook.
+	NotifierAlertmanager NotifierMode = "alertmanager"
+)
 
 // Storage says where the findings and their notification state are kept, so
 // that a restart does not announce known drift again.
@@ -119,6 +134,7 @@ func defaults() Config {
 		},
 		Notifier: Notifier{
 			Enabled:           true,
+			Mode:              NotifierDirect,
 			Annotations:       true,
 			Alerts:            true,
 			MaxAlertsPerCycle: 5,

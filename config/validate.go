@@ -46,6 +46,11 @@ func validate(c *Config) []*problem {
 	v.positive("ssh.timeout", s.Timeout)
 	v.notEmpty("ssh.kubectl_command", s.KubectlCommand)
 
+	switch c.Notifier.Mode {
+	case NotifierDirect, NotifierAlertmanager:
+	default:
+		v.keyf("notifier.mode", "must be direct or alertmanager, not %q", c.Notifier.Mode)
+	}
 	if c.Notifier.MaxAlertsPerCycle < 0 {
 		v.keyf("notifier.max_alerts_per_cycle", "must not be negative")
 	}

@@ -44,11 +44,13 @@ type Exporter struct {
 	ready    atomic.Bool
 	running  atomic.Bool
 	trigger  chan struct{}
+	announce chan struct{} // a notification pass asked for by the Alertmanager bridge
 
 	registry     *prometheus.Registry
 	reloadOK     prometheus.Gauge
 	reloadTime   prometheus.Gauge
 	reloadsTotal *prometheus.CounterVec
+	webhooks     *prometheus.CounterVec
 }
 
 // New loads the configuration, opens the state file and builds the back ends. Any failure here
@@ -87,6 +89,7 @@ func New(opts Options) (*Exporter, error) {
 		cfg:        cfg,
 		src:        src,
 		trigger:    make(chan struct{}, 1),
+		announce:   make(chan struct{}, 1),
 	}
 	e.snapshot.Store(&collector.Snapshot{Enabled: cfg.Check.Enabled})
 	e.registry = e.newRegistry()
@@ -181,6 +184,9 @@ func (e *Exporter) Loop(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
+		case <-e.announce:
+			e.announcePass(ctx)
+			continue
 		case <-timer.C:
 		case <-e.trigger:
 			if !timer.Stop() {

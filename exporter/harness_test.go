@@ -33,8 +33,8 @@ type logLine struct {
 }
 
 func (b *logBuffer) Enabled(context.Context, slog.Level) bool { return true }
-func (b *logBuffer) WithAttrs([]slog.Attr) slog.Handler        { return b }
-func (b *logBuffer) WithGroup(string) slog.Handler             { return b }
+func (b *logBuffer) WithAttrs([]slog.Attr) slog.Handler       { return b }
+func (b *logBuffer) WithGroup(string) slog.Handler            { return b }
 func (b *logBuffer) Handle(_ context.Context, r slog.Record) error {
 	l := logLine{Level: r.Level, Msg: r.Message, Attrs: map[string]string{}}
 	r.Attrs(func(a slog.Attr) bool { l.Attrs[a.Key] = a.Value.String(); return true })
@@ -262,4 +262,3 @@ func post(t *testing.T, url string) int {
 	resp.Body.Close()
 	return resp.StatusCode
 }
-

@@ -19,6 +19,7 @@ func (e *Exporter) Handler(telemetryPath string) (http.Handler, error) {
 		EnableOpenMetrics: true,
 	}))
 	mux.HandleFunc("GET /findings", e.serveFindings)
+	mux.HandleFunc("POST /alertmanager/webhook", e.serveWebhook)
 	mux.HandleFunc("GET /-/healthy", func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = w.Write([]byte("Healthy\n"))
 	})

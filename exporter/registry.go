@@ -26,13 +26,20 @@ func (e *Exporter) newRegistry() *prometheus.Registry {
 	e.reloadsTotal.WithLabelValues("success")
 	e.reloadsTotal.WithLabelValues("failure")
 
+	e.webhooks = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "cks_drift_alertmanager_webhooks_total",
+		Help: "Alertmanager webhook payloads received by the bridge, by result (accepted, invalid).",
+	}, []string{"result"})
+	e.webhooks.WithLabelValues("accepted")
+	e.webhooks.WithLabelValues("invalid")
+
 	r := prometheus.NewRegistry()
 	r.MustRegister(
 		collector.NewMetrics(e.Snapshot),
 		versioncollector.NewCollector("cks_drift_exporter"),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		e.reloadOK, e.reloadTime, e.reloadsTotal,
+		e.reloadOK, e.reloadTime, e.reloadsTotal, e.webhooks,
 	)
 	return r
 }

@@ -37,7 +37,7 @@ type sources struct {
 func notifierOptions(cfg *config.Config) notifier.Options {
 	n := cfg.Notifier
 	return notifier.Options{
-		Enabled: n.Enabled, Annotations: n.Annotations, Alerts: n.Alerts, MaxAlertsPerCycle: n.MaxAlertsPerCycle,
+		Enabled: n.Enabled, FromAlertmanager: n.Mode == config.NotifierAlertmanager, Annotations: n.Annotations, Alerts: n.Alerts, MaxAlertsPerCycle: n.MaxAlertsPerCycle,
 		Types: notifier.TypeRange{Min: n.AlertTypeMin, Max: n.AlertTypeMax}, FindingsURL: n.FindingsURL,
 	}
 }

@@ -33,7 +33,10 @@ type Store interface {
 
 // Options are the notifier's settings; SetOptions changes them on reload.
 type Options struct {
-	Enabled           bool
+	Enabled bool
+	// FromAlertmanager announces the drift alerts Alertmanager reports firing (see Receive)
+	// instead of every finding of the cycle.
+	FromAlertmanager  bool
 	Annotations       bool
 	Alerts            bool
 	MaxAlertsPerCycle int
@@ -108,8 +111,15 @@ func copyStats(s collector.NotificationStats) collector.NotificationStats {
 func (n *Notifier) Notify(ctx context.Context, statuses []collector.ClusterStatus) collector.NotificationStats {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	for _, e := range n.state.update(statuses) {
+	announce := statuses
+	if n.opts.FromAlertmanager {
+		announce = n.state.firingOnly(statuses)
+	}
+	for _, e := range n.state.update(announce) {
 		n.logEvent(e)
+	}
+	for i := range statuses {
+		n.state.restoreFirstSeen(&statuses[i])
 	}
 	if !n.opts.Enabled {
 		n.state.settle(n.opts, true)

@@ -15,6 +15,9 @@ type State struct {
 	Archive []int `json:"archive,omitempty"`
 	// Summary is a capped-findings summary alert not yet accepted by CloudStack.
 	Summary *Summary `json:"summary,omitempty"`
+	// Firing holds the drift alerts Alertmanager reports firing, by fingerprint (alertmanager
+	// mode only).
+	Firing map[string]Firing `json:"firing,omitempty"`
 }
 
 // ClusterState is one cluster's notification state.

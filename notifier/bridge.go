@@ -1,0 +1,101 @@
+package notifier
+
+import (
+	"slices"
+	"time"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
+)
+
+// In alertmanager mode the announcements follow the drift alerts that Alertmanager sends, not the
+// cycle's own findings: a finding is announced while Alertmanager reports it firing and the
+// exporter's last cycle found it (which gives the message and the zone), and its side resolves
+// when Alertmanager reports it resolved. Alertmanager de-duplicates the alerts of several
+// Prometheus servers and exporter replicas, so one bridge announces each finding once.
+
+// Webhook is Alertmanager's webhook payload, version 4. Unknown fields are ignored and missing
+// ones are zero, so that other versions are read as far as they agree.
+type Webhook struct {
+	Version string         `json:"version"`
+	Status  string         `json:"status"`
+	Alerts  []WebhookAlert `json:"alerts"`
+}
+
+// WebhookAlert is one alert of a webhook payload.
+type WebhookAlert struct {
+	Status      string            `json:"status"` // firing or resolved
+	Labels      map[string]string `json:"labels"`
+	StartsAt    time.Time         `json:"startsAt"`
+	Fingerprint string            `json:"fingerprint"`
+}
+
+// Firing is a drift alert that Alertmanager reported firing, kept in the state so that a restart
+// does not take every open finding for resolved.
+type Firing struct {
+	StartsAt  time.Time `json:"starts_at"`
+	ClusterID string    `json:"cluster_id"`
+	Key       string    `json:"key"`
+}
+
+// Receive records the drift alerts of a webhook payload and reports how many changed the set of
+// firing alerts. It is idempotent on fingerprint and startsAt: Alertmanager repeats firing alerts
+// until they resolve. Alerts without a cluster_id or a known kind are not drift alerts and are
+// ignored.
+func (n *Notifier) Receive(w Webhook) (changed int) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	s := &n.state
+	if s.Firing == nil {
+		s.Firing = make(map[string]Firing)
+	}
+	for _, a := range w.Alerts {
+		kind := collector.Kind(a.Labels["kind"])
+		clusterID := a.Labels["cluster_id"]
+		if clusterID == "" || !slices.Contains(collector.Kinds, kind) || a.Fingerprint == "" {
+			continue
+		}
+		f := collector.Finding{Kind: kind, VMID: a.Labels["vm_id"], VMName: a.Labels["vm_name"]}
+		prev, known := s.Firing[a.Fingerprint]
+		switch a.Status {
+		case "resolved":
+			if known && !a.StartsAt.After(prev.StartsAt) {
+				delete(s.Firing, a.Fingerprint)
+				changed++
+			}
+		default: // firing, or no status
+			if !known || !prev.StartsAt.Equal(a.StartsAt) {
+				s.Firing[a.Fingerprint] = Firing{StartsAt: a.StartsAt, ClusterID: clusterID, Key: f.Key()}
+				changed++
+			}
+		}
+	}
+	if changed > 0 {
+		n.save()
+	}
+	return changed
+}
+
+// firingOnly returns copies of the statuses that keep only the findings Alertmanager reports
+// firing.
+func (s *State) firingOnly(statuses []collector.ClusterStatus) []collector.ClusterStatus {
+	firing := make(map[string]bool, len(s.Firing))
+	for _, f := range s.Firing {
+		firing[f.ClusterID+"/"+f.Key] = true
+	}
+	keep := func(id string, fs []collector.Finding) []collector.Finding {
+		var out []collector.Finding
+		for _, f := range fs {
+			if firing[id+"/"+f.Key()] {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	out := make([]collector.ClusterStatus, len(statuses))
+	for i, st := range statuses {
+		out[i] = st
+		out[i].VM = keep(st.Cluster.ID, st.VM)
+		out[i].Node = keep(st.Cluster.ID, st.Node)
+	}
+	return out
+}
