@@ -1,0 +1,258 @@
+package dashboards
+
+import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/exporter"
+	"github.com/cks-drift-exporter/cks-drift-exporter/rules/promqlcheck"
+)
+
+// The main rules of Grafana's dashboard-linter, with the Prometheus parser replaced by
+// promqlcheck, plus this project's own: only metrics the exporter emits, replicas never doubled.
+
+var wantDatasource = datasource{Type: "prometheus", UID: "${datasource}"}
+
+// jobSentinel stands for $job, so the lint can see that every selector filters on it.
+const jobSentinel = "JOB_VARIABLE"
+
+func loadAll(t *testing.T) map[string]dashboard {
+	t.Helper()
+	ds, err := load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"cks-drift-overview.json", "cks-drift-cluster.json"} {
+		if _, ok := ds[want]; !ok {
+			t.Errorf("dashboard %s is missing", want)
+		}
+	}
+	return ds
+}
+
+func TestDashboardIdentity(t *testing.T) {
+	uids := map[string]string{}
+	for file, d := range loadAll(t) {
+		if d.UID == "" || d.Title == "" {
+			t.Errorf("%s: uid %q, title %q: both must be set", file, d.UID, d.Title)
+		}
+		if other, ok := uids[d.UID]; ok {
+			t.Errorf("%s: uid %q already used by %s", file, d.UID, other)
+		}
+		uids[d.UID] = file
+		if d.SchemaVersion < 36 || d.SchemaVersion > 41 {
+			t.Errorf("%s: schemaVersion %d, want about 39", file, d.SchemaVersion)
+		}
+		ids := map[int]bool{}
+		for _, p := range d.allPanels() {
+			if ids[p.ID] {
+				t.Errorf("%s: panel id %d used twice", file, p.ID)
+			}
+			ids[p.ID] = true
+		}
+	}
+}
+
+func TestTemplateVariables(t *testing.T) {
+	known := knownMetrics(t)
+	for file, d := range loadAll(t) {
+		var hasDatasource bool
+		for _, v := range d.Templating.List {
+			switch v.Type {
+			case "datasource":
+				hasDatasource = hasDatasource || (v.Name == "datasource" && v.queryText() == "prometheus")
+			case "query":
+				if v.Datasource == nil || *v.Datasource != wantDatasource {
+					t.Errorf("%s: variable %s: datasource %v, want %v", file, v.Name, v.Datasource, wantDatasource)
+				}
+				if v.IncludeAll && v.AllValue != ".*" {
+					t.Errorf("%s: variable %s: allValue %q, want .* so that All matches every value", file, v.Name, v.AllValue)
+				}
+				m := labelValuesRE.FindStringSubmatch(v.queryText())
+				if m == nil {
+					t.Errorf("%s: variable %s: query %q is not label_values(metric, label)", file, v.Name, v.queryText())
+					continue
+				}
+				checkExpr(t, file+": variable "+v.Name, m[1], known, v.Name != "job")
+			}
+		}
+		if !hasDatasource {
+			t.Errorf("%s: no datasource variable named datasource of type datasource with query prometheus", file)
+		}
+	}
+}
+
+func TestPanels(t *testing.T) {
+	for file, d := range loadAll(t) {
+		for _, p := range d.allPanels() {
+			if strings.TrimSpace(p.Title) == "" {
+				t.Errorf("%s: panel %d has no title", file, p.ID)
+			}
+			if p.Type == "row" {
+				continue
+			}
+			if p.Datasource == nil || *p.Datasource != wantDatasource {
+				t.Errorf("%s: panel %q: datasource %v, want %v", file, p.Title, p.Datasource, wantDatasource)
+			}
+			if p.FieldConfig.Defaults.Unit == "" {
+				t.Errorf("%s: panel %q has no unit", file, p.Title)
+			}
+			if len(p.Targets) == 0 {
+				t.Errorf("%s: panel %q has no queries", file, p.Title)
+			}
+			for _, tg := range p.Targets {
+				if tg.Datasource != nil && *tg.Datasource != wantDatasource {
+					t.Errorf("%s: panel %q target %s: datasource %v, want %v", file, p.Title, tg.RefID, tg.Datasource, wantDatasource)
+				}
+				if strings.TrimSpace(tg.Expr) == "" {
+					t.Errorf("%s: panel %q target %s has no expr", file, p.Title, tg.RefID)
+				}
+				if p.Type == "table" && (!tg.Instant || tg.Format != "table" || len(p.Transformations) == 0) {
+					t.Errorf("%s: table %q: want instant queries in table format and transformations", file, p.Title)
+				}
+			}
+		}
+	}
+}
+
+// TestNoLiteralDatasourceUID walks the raw JSON, so a datasource anywhere (an annotation, a
+// panel inside a row, a target) must name the variable rather than one Grafana's UID.
+func TestNoLiteralDatasourceUID(t *testing.T) {
+	files, _ := fs.Glob(FS, "*.json")
+	for _, f := range files {
+		data, _ := fs.ReadFile(FS, f)
+		var doc any
+		if err := json.Unmarshal(data, &doc); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		var walk func(v any, path string)
+		walk = func(v any, path string) {
+			switch v := v.(type) {
+			case map[string]any:
+				if ds, ok := v["datasource"].(map[string]any); ok {
+					if uid, _ := ds["uid"].(string); !strings.HasPrefix(uid, "$") {
+						t.Errorf("%s: %s.datasource.uid is the literal %q", f, path, uid)
+					}
+				}
+				if ds, ok := v["datasource"].(string); ok && !strings.HasPrefix(ds, "$") {
+					t.Errorf("%s: %s.datasource is the literal %q", f, path, ds)
+				}
+				for k, c := range v {
+					walk(c, path+"."+k)
+				}
+			case []any:
+				for _, c := range v {
+					walk(c, path+"[]")
+				}
+			}
+		}
+		walk(doc, "")
+	}
+}
+
+func knownMetrics(t *testing.T) []string {
+	t.Helper()
+	names, err := exporter.MetricNames()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(names, "up")
+}
+
+// checkExpr parses expr and checks that it names only known metrics, that it reads exporter
+// series through max or min (two replicas are not doubled) and, with needJob, filters them on
+// $job.
+func checkExpr(t *testing.T, where, expr string, known []string, needJob bool) {
+	t.Helper()
+	q, err := substitute(expr, map[string]string{"job": jobSentinel, "cluster": ".*"})
+	if err != nil {
+		t.Errorf("%s: %v", where, err)
+		return
+	}
+	sels, err := promqlcheck.Parse(q)
+	if err != nil {
+		t.Errorf("%s: %q does not parse: %v", where, q, err)
+		return
+	}
+	for _, s := range sels {
+		if !slices.Contains(known, s.Metric) {
+			t.Errorf("%s: %q names %q, which the exporter does not emit", where, expr, s.Metric)
+		}
+		if m, ok := s.Matcher("job"); needJob && (!ok || m.Op != "=~" || m.Value != jobSentinel) {
+			t.Errorf("%s: %s is not filtered with job=~\"$job\"", where, s.Metric)
+		}
+		if strings.HasPrefix(where, "panel") && strings.HasPrefix(s.Metric, "cks_drift_") &&
+			!slices.Contains(s.Within, "max") && !slices.Contains(s.Within, "min") {
+			t.Errorf("%s: %s is not aggregated with max by or min by", where, s.Metric)
+		}
+	}
+}
+
+func TestQueries(t *testing.T) {
+	known := knownMetrics(t)
+	for file, d := range loadAll(t) {
+		perCluster := slices.ContainsFunc(d.Templating.List, func(v variable) bool { return v.Name == "cluster" })
+		for _, p := range d.allPanels() {
+			for _, tg := range p.Targets {
+				checkExpr(t, "panel "+file+": "+p.Title, tg.Expr, known, true)
+				if perCluster && strings.Contains(tg.Expr, "cluster_id") && !strings.Contains(tg.Expr, `cluster_name=~"$cluster"`) {
+					t.Errorf("%s: panel %q: a per-cluster query without cluster_name=~\"$cluster\"", file, p.Title)
+				}
+			}
+		}
+	}
+}
+
+func TestQueriesSubstitutes(t *testing.T) {
+	all, err := Queries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	given, err := QueriesWith(map[string]string{"cluster": "prod.k8s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sawCluster bool
+	for file, exprs := range all {
+		if len(exprs) == 0 || len(exprs) != len(given[file]) {
+			t.Errorf("%s: %d queries, %d with a given value", file, len(exprs), len(given[file]))
+		}
+		for i, q := range exprs {
+			if variableRE.MatchString(q) {
+				t.Errorf("%s: variable left in %q", file, q)
+			}
+			if _, err := promqlcheck.Parse(given[file][i]); err != nil {
+				t.Errorf("%s: %q: %v", file, given[file][i], err)
+			}
+			sawCluster = sawCluster || strings.Contains(given[file][i], `cluster_name=~"prod\\.k8s"`)
+		}
+	}
+	if !sawCluster {
+		t.Error(`no query has cluster_name=~"prod\\.k8s" after QueriesWith(cluster: prod.k8s)`)
+	}
+	if _, err := substitute(`up{x="$nope"}`, nil); err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Errorf("substitute of an unknown variable: %v, want an error naming it", err)
+	}
+	if got, _ := substitute(`label_replace(up, "a", "$1", "b", "(.*)")[$__rate_interval]`, nil); !strings.Contains(got, `"$1"`) || !strings.Contains(got, "[5m]") {
+		t.Errorf("substitute = %q, want $1 kept and $__rate_interval replaced", got)
+	}
+}
+
+// TestReadmeDescribesEveryPanel keeps rules/README.md, which describes the panels, in step.
+func TestReadmeDescribesEveryPanel(t *testing.T) {
+	readme, err := os.ReadFile("../rules/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for file, d := range loadAll(t) {
+		for _, p := range d.allPanels() {
+			if p.Type != "row" && !strings.Contains(string(readme), "**"+p.Title+"**") {
+				t.Errorf("rules/README.md does not describe panel %q of %s", p.Title, file)
+			}
+		}
+	}
+}

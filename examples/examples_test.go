@@ -1,0 +1,202 @@
+package examples
+
+import (
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/config"
+)
+
+// requireTool returns the path of a command, skipping the test when it is missing, or failing
+// it when CI is set, so that a CI machine without the tool cannot pass silently.
+func requireTool(t *testing.T, name, hint string) string {
+	t.Helper()
+	path, err := exec.LookPath(name)
+	if err == nil {
+		return path
+	}
+	if ci := os.Getenv("CI"); ci != "" && ci != "false" && ci != "0" {
+		t.Fatalf("%s not installed but CI=%s: %s", name, ci, hint)
+	}
+	t.Skip(name + " not installed: " + hint)
+	return ""
+}
+
+func run(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(name, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", filepath.Base(name), strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func TestPrometheusConfig(t *testing.T) {
+	promtool := requireTool(t, "promtool", "apt-get install prometheus")
+	// promtool also checks the rule files the configuration names.
+	out := run(t, promtool, "check", "config", "prometheus.yml")
+	if !strings.Contains(out, "1 rule files found") {
+		t.Errorf("promtool check config found no rule file:\n%s", out)
+	}
+}
+
+func TestAlertmanagerConfig(t *testing.T) {
+	amtool := requireTool(t, "amtool", "apt-get install prometheus-alertmanager")
+	run(t, amtool, "check-config", "alertmanager.yml")
+	for _, tc := range []struct {
+		labels    []string
+		receivers string
+	}{
+		{[]string{"alertname=CKSVMMapDrift", "cluster_name=prod", "kind=unmapped_vm", "severity=warning"}, "cks-drift-bridge,default"},
+		{[]string{"alertname=CKSNodeDrift", "cluster_name=prod", "kind=node_without_vm", "severity=warning"}, "cks-drift-bridge,default"},
+		{[]string{"alertname=CKSDriftCheckFailing", "job=cks-drift", "severity=critical"}, "default"},
+		{[]string{"alertname=NodeDown", "severity=critical"}, "default"},
+	} {
+		t.Run(tc.labels[0], func(t *testing.T) {
+			// --verify.receivers makes amtool exit non-zero when the route differs.
+			args := append([]string{"config", "routes", "test", "--config.file=alertmanager.yml",
+				"--verify.receivers=" + tc.receivers}, tc.labels...)
+			out := run(t, amtool, args...)
+			if !strings.Contains(out, tc.receivers) {
+				t.Errorf("routes test %v printed %q, want %s", tc.labels, out, tc.receivers)
+			}
+		})
+	}
+}
+
+func readYAML(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(data, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// TestAddressesAgree ties the examples together: the scrape job and target, the webhook of the
+// bridge and the rule file must name the same things.
+func TestAddressesAgree(t *testing.T) {
+	var prom struct {
+		RuleFiles     []string `yaml:"rule_files"`
+		ScrapeConfigs []struct {
+			JobName        string `yaml:"job_name"`
+			ScrapeInterval string `yaml:"scrape_interval"`
+			StaticConfigs  []struct {
+				Targets []string `yaml:"targets"`
+			} `yaml:"static_configs"`
+		} `yaml:"scrape_configs"`
+	}
+	readYAML(t, "prometheus.yml", &prom)
+	if len(prom.ScrapeConfigs) != 1 || prom.ScrapeConfigs[0].JobName != "cks-drift" || prom.ScrapeConfigs[0].ScrapeInterval != "1m" {
+		t.Fatalf("want one scrape job cks-drift every 1m, got %+v", prom.ScrapeConfigs)
+	}
+	target := prom.ScrapeConfigs[0].StaticConfigs[0].Targets[0]
+	for _, f := range prom.RuleFiles {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("rule file: %v", err)
+		}
+	}
+
+	var am struct {
+		Receivers []struct {
+			Name           string `yaml:"name"`
+			WebhookConfigs []struct {
+				URL          string `yaml:"url"`
+				SendResolved bool   `yaml:"send_resolved"`
+			} `yaml:"webhook_configs"`
+		} `yaml:"receivers"`
+	}
+	readYAML(t, "alertmanager.yml", &am)
+	var bridge *url.URL
+	for _, r := range am.Receivers {
+		if r.Name == "cks-drift-bridge" && len(r.WebhookConfigs) == 1 && r.WebhookConfigs[0].SendResolved {
+			bridge, _ = url.Parse(r.WebhookConfigs[0].URL)
+		}
+	}
+	if bridge == nil || bridge.Host != target || bridge.Path != "/alertmanager/webhook" {
+		t.Errorf("want receiver cks-drift-bridge with send_resolved posting to http://%s/alertmanager/webhook, got %v", target, bridge)
+	}
+
+	var ds struct {
+		Datasources []struct {
+			Type     string         `yaml:"type"`
+			JSONData map[string]any `yaml:"jsonData"`
+		} `yaml:"datasources"`
+	}
+	readYAML(t, "grafana/provisioning/datasources/prometheus.yml", &ds)
+	if len(ds.Datasources) != 1 || ds.Datasources[0].Type != "prometheus" || ds.Datasources[0].JSONData["timeInterval"] != prom.ScrapeConfigs[0].ScrapeInterval {
+		t.Errorf("want one prometheus data source with timeInterval = the scrape interval, got %+v", ds.Datasources)
+	}
+	var dp struct {
+		Providers []struct {
+			Type    string            `yaml:"type"`
+			Options map[string]string `yaml:"options"`
+		} `yaml:"providers"`
+	}
+	readYAML(t, "grafana/provisioning/dashboards/cks-drift.yml", &dp)
+	if len(dp.Providers) != 1 || dp.Providers[0].Type != "file" || dp.Providers[0].Options["path"] == "" {
+		t.Errorf("want one file provider with a path, got %+v", dp.Providers)
+	}
+}
+
+func TestExporterConfigIsValid(t *testing.T) {
+	t.Setenv("CS_API_KEY", "example-api-key")
+	t.Setenv("CS_SECRET_KEY", "example-secret-key")
+	cfg, err := config.Load("cks-drift-exporter.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The file promises the defaults: compare it with a file that sets only what is required.
+	defaults, err := config.Parse([]byte("cloudstack:\n  endpoint: https://cloud.example.com/client/api\n"+
+		"  api_key: k\n  secret_key: s\n"), filepath.Join(t.TempDir(), "minimal.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defaults.CloudStack.APIKey, defaults.CloudStack.SecretKey = cfg.CloudStack.APIKey, cfg.CloudStack.SecretKey
+	if diff := cmp.Diff(defaults, cfg); diff != "" {
+		t.Errorf("example configuration differs from the defaults (-defaults +example):\n%s", diff)
+	}
+}
+
+// TestExporterConfigShowsEveryKey fails when the exporter learns a key that the example does
+// not show, set or (for alternatives such as api_key_file) in a comment.
+func TestExporterConfigShowsEveryKey(t *testing.T) {
+	data, err := os.ReadFile("cks-drift-exporter.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var set map[string]map[string]any
+	if err := yaml.Unmarshal(data, &set); err != nil {
+		t.Fatal(err)
+	}
+	top := reflect.TypeFor[config.Config]()
+	for i := range top.NumField() {
+		section := yamlName(top.Field(i))
+		st := top.Field(i).Type
+		for j := range st.NumField() {
+			key := yamlName(st.Field(j))
+			if _, ok := set[section][key]; ok {
+				continue
+			}
+			if !regexp.MustCompile(`(?m)^\s*#\s*` + regexp.QuoteMeta(key) + `:`).Match(data) {
+				t.Errorf("cks-drift-exporter.yml does not show %s.%s", section, key)
+			}
+		}
+	}
+}
+
+func yamlName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+	return name
+}

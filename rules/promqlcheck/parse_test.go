@@ -1,0 +1,107 @@
+package promqlcheck
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestMetrics(t *testing.T) {
+	for _, tc := range []struct {
+		expr string
+		want []string
+	}{
+		{`up`, []string{"up"}},
+		{`up{job="cks-drift"} == 0`, []string{"up"}},
+		{`absent(up{job="cks-drift"})`, []string{"up"}},
+		{`max by (cluster_id, cluster_name) (cks_drift_kubectl_reachable) == 0
+		  and on (cluster_id, cluster_name) max by (cluster_id, cluster_name) (cks_drift_cluster_checked) == 1`,
+			[]string{"cks_drift_cluster_checked", "cks_drift_kubectl_reachable"}},
+		{`time() - max by (job) (cks_drift_last_cycle_success_timestamp_seconds) > 3 * 300`,
+			[]string{"cks_drift_last_cycle_success_timestamp_seconds"}},
+		{`max by (job) (increase(cks_drift_notification_failures_total[30m])) > 0`,
+			[]string{"cks_drift_notification_failures_total"}},
+		{`sum(rate(a_total[5m] offset -1h)) by (job) / ignoring(x) group_left b`, []string{"a_total", "b"}},
+		{`max_over_time(x[1h:5m]) @ end()`, []string{"x"}},
+		{`x @ 1700000000 > bool 1`, []string{"x"}},
+		{`{__name__="named", job=~"a|b",}`, []string{"named"}},
+		{`label_replace(m, "dst", "$1", "src", "(.*)") or vector(0)`, []string{"m"}},
+		{`topk(3, m) unless on() count_values("v", m)`, []string{"m"}},
+		{`-m + +Inf * NaN - 1e-3 / 0x1F # a comment`, []string{"m"}},
+		{"ns:rule:rate5m{kind=`a\\b`}", []string{"ns:rule:rate5m"}},
+		{`time()`, nil},
+	} {
+		got, err := Metrics(tc.expr)
+		if err != nil {
+			t.Errorf("Metrics(%q): %v", tc.expr, err)
+			continue
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("Metrics(%q) (-want +got):\n%s", tc.expr, diff)
+		}
+	}
+}
+
+func TestParseRejects(t *testing.T) {
+	for _, tc := range []struct{ expr, err string }{
+		{``, "unexpected end"},
+		{`max(up`, "unclosed ("},
+		{`up)`, ") without ("},
+		{`up{job="a"`, "unexpected end"},
+		{`up{job="a}`, "unterminated string"},
+		{`up[5m`, "unclosed ["},
+		{`up[5x]`, "bad range"},
+		{`rate(up[$__rate_interval])`, "bad range"},
+		{`up{cluster_name=~"$cluster"} or $foo`, `unexpected character '$'`},
+		{`maxx by (job) (up)`, "unexpected"},
+		{`maxx(up)`, `unknown function "maxx"`},
+		{`sort_by_label(up, "job")`, `unknown function`},
+		{`up up`, `unexpected "up"`},
+		{`up +`, "unexpected end"},
+		{`* up`, `unexpected "*"`},
+		{`max by (job up)`, `unexpected "up"`},
+		{`up{job~"a"}`, "unexpected character"},
+		{`up{job=~"a("}`, "bad regular expression"},
+		{`up{job="a\."}`, "invalid escape"},
+		{`sum(,up)`, `unexpected ","`},
+		{`(up, up)`, `unexpected ","`},
+		{`up offset`, "unexpected end"},
+		{`up @ foo`, "@ takes"},
+		{`1.2.3`, "bad number"},
+		{`up and`, "unexpected end"},
+	} {
+		_, err := Parse(tc.expr)
+		if err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("Parse(%q) = %v, want an error containing %q", tc.expr, err, tc.err)
+		}
+	}
+}
+
+func TestSelectors(t *testing.T) {
+	sels, err := Parse(`max by (job) (increase(x_total{job=~"$a|b", kind!="y"}[30m])) > 0 and on (job) max(up)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Selector{
+		{Metric: "x_total", Matchers: []Matcher{{"job", "=~", "$a|b"}, {"kind", "!=", "y"}}, Within: []string{"max", "increase"}},
+		{Metric: "up", Within: []string{"max"}},
+	}
+	if diff := cmp.Diff(want, sels); diff != "" {
+		t.Errorf("Parse (-want +got):\n%s", diff)
+	}
+	if m, ok := sels[0].Matcher("kind"); !ok || m.Value != "y" {
+		t.Errorf("Matcher(kind) = %v, %v", m, ok)
+	}
+	if _, ok := sels[1].Matcher("kind"); ok {
+		t.Error("Matcher(kind) found a matcher on a selector without one")
+	}
+}
+
+func TestIsFunction(t *testing.T) {
+	for name, want := range map[string]bool{"rate": true, "max": true, "cks_drift_up": false, "by": false} {
+		if got := IsFunction(name); got != want {
+			t.Errorf("IsFunction(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
