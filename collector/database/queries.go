@@ -1,0 +1,286 @@
+package database
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+)
+
+// columns records which of the columns that came and went across CloudStack releases this
+// database has, read once per cycle from information_schema so the SELECTs name only columns that
+// exist. What the exporter relies on, by the upgrade script that introduced it
+// (engine/schema/src/main/resources/META-INF/db/ in apache/cloudstack):
+//
+//   - schema-41310to41400.sql (4.14): kubernetes_cluster (master_node_count, node_count, network_id,
+//     state, created, removed) and kubernetes_cluster_vm_map (id, cluster_id, vm_id; no foreign
+//     key on vm_id, so a row may outlive its VM).
+//   - schema-41520to41600.sql (4.16): master_node_count renamed control_node_count;
+//     kubernetes_cluster_vm_map.control_node.
+//   - schema-41810to41900.sql (4.19): kubernetes_cluster.cluster_type, default CloudManaged.
+//   - schema-42010to42100.sql (4.21): kubernetes_cluster.etcd_node_count,
+//     kubernetes_cluster_vm_map.etcd_node and external_node.
+//   - older than CKS: uuid columns (schema-2214to30.sql, 3.0), projects (3.0),
+//     user_ip_address.removed (schema-430to431.sql).
+type columns struct {
+	controlCount string // control_node_count, or master_node_count before 4.16
+	clusterType  bool
+	etcdCount    bool
+	mapControl   bool
+	mapEtcd      bool
+	mapExternal  bool
+}
+
+const columnsQuery = `SELECT table_name, column_name FROM information_schema.columns
+WHERE table_schema = DATABASE()
+  AND table_name IN ('kubernetes_cluster', 'kubernetes_cluster_vm_map')
+  AND column_name IN ('control_node_count', 'master_node_count', 'cluster_type', 'etcd_node_count',
+                      'control_node', 'etcd_node', 'external_node')`
+
+// errNoCKS is returned when the database has no kubernetes_cluster table CKS could have made.
+var errNoCKS = errors.New("no kubernetes_cluster table with a control or master node count: the DSN must name CloudStack's database (4.14 or later)")
+
+func (c columns) clustersQuery() string {
+	return `SELECT k.id, k.uuid, k.name, k.state, ` + pick(c.clusterType, "k.cluster_type", "NULL") + `,
+  k.` + c.controlCount + `, k.node_count, ` + pick(c.etcdCount, "k.etcd_node_count", "NULL") + `, k.created,
+  dc.uuid, dc.name, a.account_name, a.type, d.uuid, d.name, p.uuid, p.name, k.network_id, n.uuid, n.guest_type
+FROM kubernetes_cluster k
+LEFT JOIN data_center dc ON dc.id = k.zone_id
+LEFT JOIN account a ON a.id = k.account_id
+LEFT JOIN domain d ON d.id = k.domain_id
+LEFT JOIN projects p ON p.project_account_id = k.account_id AND p.removed IS NULL
+LEFT JOIN networks n ON n.id = k.network_id
+WHERE k.removed IS NULL
+ORDER BY k.id`
+}
+
+// mapQuery reads every map row of every cluster with its VM, expunged or not; v.id is NULL when
+// the VM does not exist.
+func (c columns) mapQuery() string {
+	return `SELECT m.id, m.cluster_id, m.vm_id, ` + pick(c.mapControl, "m.control_node", "0") + `, ` +
+		pick(c.mapEtcd, "m.etcd_node", "0") + `, ` + pick(c.mapExternal, "m.external_node", "0") + `,
+  v.id, v.uuid, v.name, v.state, v.created, v.removed
+FROM kubernetes_cluster_vm_map m
+JOIN kubernetes_cluster k ON k.id = m.cluster_id
+LEFT JOIN vm_instance v ON v.id = m.vm_id
+WHERE k.removed IS NULL
+ORDER BY m.cluster_id, m.id`
+}
+
+// vmsQuery reads the VMs listVirtualMachines shows an admin: user VMs (user_vm_view joins user_vm,
+// account and domain) that are not expunged, in any state.
+const vmsQuery = `SELECT v.id, v.uuid, v.name, v.state, v.created, a.account_name, a.type, d.uuid, p.uuid
+FROM user_vm u
+JOIN vm_instance v ON v.id = u.id
+JOIN account a ON a.id = v.account_id
+JOIN domain d ON d.id = v.domain_id
+LEFT JOIN projects p ON p.project_account_id = v.account_id AND p.removed IS NULL
+WHERE v.removed IS NULL
+ORDER BY v.id`
+
+// clusterNetworks selects the networks of the clusters.
+const clusterNetworks = `SELECT network_id FROM kubernetes_cluster WHERE removed IS NULL AND network_id IS NOT NULL`
+
+// sourceNATQuery reads the source NAT addresses of the clusters' networks, as
+// IPAddressDao.listByAssociatedNetwork(network, true) does for the cluster response's ipaddress.
+const sourceNATQuery = `SELECT ip.id, ip.public_ip_address, ip.network_id
+FROM user_ip_address ip
+WHERE ip.source_nat = 1 AND ip.removed IS NULL AND ip.network_id IN (` + clusterNetworks + `)
+ORDER BY ip.id`
+
+// rulesQuery reads the port-forwarding rules to port 22 on those addresses.
+const rulesQuery = `SELECT f.ip_address_id, pf.instance_id, f.start_port
+FROM port_forwarding_rules pf
+JOIN firewall_rules f ON f.id = pf.id
+JOIN user_ip_address ip ON ip.id = f.ip_address_id
+WHERE f.purpose = 'PortForwarding' AND pf.dest_port_start = 22
+  AND ip.source_nat = 1 AND ip.removed IS NULL AND ip.network_id IN (` + clusterNetworks + `)
+ORDER BY f.id`
+
+// nicsQuery reads the NICs of mapped VMs, for clusters reached on their nodes' own addresses.
+const nicsQuery = `SELECT nc.instance_id, nc.ip4_address, n.uuid, nc.default_nic
+FROM nics nc
+LEFT JOIN networks n ON n.id = nc.network_id
+WHERE nc.removed IS NULL AND nc.instance_id IN (
+  SELECT m.vm_id FROM kubernetes_cluster_vm_map m JOIN kubernetes_cluster k ON k.id = m.cluster_id
+  WHERE k.removed IS NULL)
+ORDER BY nc.id`
+
+func pick(ok bool, column, otherwise string) string {
+	if ok {
+		return column
+	}
+	return otherwise
+}
+
+type clusterRow struct {
+	id                             int64
+	uuid, name, state, clusterType sql.NullString
+	control, workers               int64
+	etcd                           sql.NullInt64
+	created                        sql.NullTime
+	zoneUUID, zoneName             sql.NullString
+	accountName                    sql.NullString
+	accountType                    sql.NullInt64
+	domainUUID, domainName         sql.NullString
+	projectUUID, projectName       sql.NullString
+	networkID                      sql.NullInt64
+	networkUUID, guestType         sql.NullString
+}
+
+type mapRow struct {
+	id, clusterID, vmID     int64
+	control, etcd, external bool
+	vm                      sql.NullInt64 // vm_instance.id; NULL when the VM does not exist
+	uuid, name, state       sql.NullString
+	created, removed        sql.NullTime
+}
+
+type vmRow struct {
+	id                int64
+	uuid, name, state sql.NullString
+	created           sql.NullTime
+	accountName       sql.NullString
+	accountType       sql.NullInt64
+	domainUUID        sql.NullString
+	projectUUID       sql.NullString
+}
+
+type ipRow struct {
+	id        int64
+	address   string
+	networkID int64
+}
+
+type ruleKey struct{ ipID, vmID int64 }
+
+type nicRow struct {
+	vmID        int64
+	address     sql.NullString
+	networkUUID sql.NullString
+	isDefault   bool
+}
+
+// rows is what one cycle read, all within one read-only transaction.
+type rows struct {
+	cols     columns
+	clusters []clusterRow
+	maps     []mapRow
+	vms      []vmRow
+	ips      []ipRow
+	rules    map[ruleKey]int // public port of the rule to port 22 of the VM on the address
+	nics     []nicRow
+}
+
+// reader runs the cycle's statements in tx, each bounded by timeout.
+type reader struct {
+	tx      *sql.Tx
+	timeout time.Duration
+}
+
+// query runs one SELECT and hands every row to scan.
+func (r reader) query(ctx context.Context, q string, scan func(*sql.Rows) error) error {
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	res, err := r.tx.QueryContext(ctx, q)
+	if err != nil {
+		return err
+	}
+	defer res.Close()
+	for res.Next() {
+		if err := scan(res); err != nil {
+			return err
+		}
+	}
+	return res.Err()
+}
+
+// read runs the cycle's seven statements; step names the one that failed.
+func (r reader) read(ctx context.Context) (out rows, step string, err error) {
+	present := map[[2]string]bool{}
+	if err := r.query(ctx, columnsQuery, func(res *sql.Rows) error {
+		var table, column string
+		if err := res.Scan(&table, &column); err != nil {
+			return err
+		}
+		present[[2]string{table, column}] = true
+		return nil
+	}); err != nil {
+		return out, "read the schema", err
+	}
+	c := columns{
+		clusterType: present[[2]string{"kubernetes_cluster", "cluster_type"}],
+		etcdCount:   present[[2]string{"kubernetes_cluster", "etcd_node_count"}],
+		mapControl:  present[[2]string{"kubernetes_cluster_vm_map", "control_node"}],
+		mapEtcd:     present[[2]string{"kubernetes_cluster_vm_map", "etcd_node"}],
+		mapExternal: present[[2]string{"kubernetes_cluster_vm_map", "external_node"}],
+	}
+	switch {
+	case present[[2]string{"kubernetes_cluster", "control_node_count"}]:
+		c.controlCount = "control_node_count"
+	case present[[2]string{"kubernetes_cluster", "master_node_count"}]:
+		c.controlCount = "master_node_count"
+	default:
+		return out, "read the schema", errNoCKS
+	}
+	out.cols = c
+
+	if err := r.query(ctx, c.clustersQuery(), func(res *sql.Rows) error {
+		var k clusterRow
+		err := res.Scan(&k.id, &k.uuid, &k.name, &k.state, &k.clusterType, &k.control, &k.workers, &k.etcd, &k.created,
+			&k.zoneUUID, &k.zoneName, &k.accountName, &k.accountType, &k.domainUUID, &k.domainName,
+			&k.projectUUID, &k.projectName, &k.networkID, &k.networkUUID, &k.guestType)
+		out.clusters = append(out.clusters, k)
+		return err
+	}); err != nil {
+		return out, "read kubernetes_cluster", err
+	}
+	if err := r.query(ctx, c.mapQuery(), func(res *sql.Rows) error {
+		var m mapRow
+		err := res.Scan(&m.id, &m.clusterID, &m.vmID, &m.control, &m.etcd, &m.external,
+			&m.vm, &m.uuid, &m.name, &m.state, &m.created, &m.removed)
+		out.maps = append(out.maps, m)
+		return err
+	}); err != nil {
+		return out, "read kubernetes_cluster_vm_map", err
+	}
+	if err := r.query(ctx, vmsQuery, func(res *sql.Rows) error {
+		var v vmRow
+		err := res.Scan(&v.id, &v.uuid, &v.name, &v.state, &v.created, &v.accountName, &v.accountType, &v.domainUUID, &v.projectUUID)
+		out.vms = append(out.vms, v)
+		return err
+	}); err != nil {
+		return out, "read vm_instance", err
+	}
+	if err := r.query(ctx, sourceNATQuery, func(res *sql.Rows) error {
+		var ip ipRow
+		err := res.Scan(&ip.id, &ip.address, &ip.networkID)
+		out.ips = append(out.ips, ip)
+		return err
+	}); err != nil {
+		return out, "read user_ip_address", err
+	}
+	out.rules = make(map[ruleKey]int)
+	if err := r.query(ctx, rulesQuery, func(res *sql.Rows) error {
+		var k ruleKey
+		var port sql.NullInt64
+		if err := res.Scan(&k.ipID, &k.vmID, &port); err != nil {
+			return err
+		}
+		if port.Valid {
+			out.rules[k] = int(port.Int64) // the last rule wins, as in the API source
+		}
+		return nil
+	}); err != nil {
+		return out, "read port_forwarding_rules", err
+	}
+	if err := r.query(ctx, nicsQuery, func(res *sql.Rows) error {
+		var n nicRow
+		err := res.Scan(&n.vmID, &n.address, &n.networkUUID, &n.isDefault)
+		out.nics = append(out.nics, n)
+		return err
+	}); err != nil {
+		return out, "read nics", err
+	}
+	return out, "", nil
+}

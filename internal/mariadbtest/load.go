@@ -1,0 +1,156 @@
+package mariadbtest
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Load writes the world into d, in one transaction, with the columns d's schema version has.
+func (w *World) Load(t testing.TB, d *Database) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	tx, err := d.Admin.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatalf("mariadbtest: load: %v", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit it is a no-op
+	for _, tbl := range w.tables(d.Version) {
+		if err := insert(ctx, tx, tbl); err != nil {
+			t.Fatalf("mariadbtest: load %s: %v", tbl.name, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatalf("mariadbtest: load: %v", err)
+	}
+}
+
+type table struct {
+	name string
+	cols []string
+	rows [][]any
+}
+
+// removedAt is the removed column of a row: NULL, or a time when the row is removed.
+func removedAt(removed bool, created time.Time) any {
+	if !removed {
+		return nil
+	}
+	return created.Add(time.Hour)
+}
+
+func nullID(n *Network) any {
+	if n == nil {
+		return nil
+	}
+	return n.ID
+}
+
+// tables returns the world's rows by table, parents first.
+func (w *World) tables(v Version) []table {
+	domains := table{name: "domain", cols: []string{"id", "uuid", "name"}}
+	for _, d := range w.Domains {
+		domains.rows = append(domains.rows, []any{d.ID, d.UUID, d.Name})
+	}
+	accounts := table{name: "account", cols: []string{"id", "uuid", "account_name", "type"}}
+	for _, a := range w.Accounts {
+		accounts.rows = append(accounts.rows, []any{a.ID, a.UUID, a.Name, a.Type})
+	}
+	projects := table{name: "projects", cols: []string{"id", "uuid", "name", "project_account_id"}}
+	for _, p := range w.Projects {
+		projects.rows = append(projects.rows, []any{p.ID, p.UUID, p.Name, p.Account.ID})
+	}
+	zones := table{name: "data_center", cols: []string{"id", "uuid", "name"}}
+	for _, z := range w.Zones {
+		zones.rows = append(zones.rows, []any{z.ID, z.UUID, z.Name})
+	}
+	networks := table{name: "networks", cols: []string{"id", "uuid", "guest_type"}}
+	for _, n := range w.Networks {
+		networks.rows = append(networks.rows, []any{n.ID, n.UUID, n.GuestType})
+	}
+	vms := table{name: "vm_instance", cols: []string{"id", "uuid", "name", "instance_name", "state", "created", "removed", "account_id", "domain_id"}}
+	userVMs := table{name: "user_vm", cols: []string{"id", "display_name"}}
+	for _, m := range w.VMs {
+		vms.rows = append(vms.rows, []any{m.ID, m.UUID, m.Name, m.InstanceName, m.State, m.Created, removedAt(m.Removed, m.Created), m.Account.ID, m.Domain.ID})
+		if !m.System {
+			userVMs.rows = append(userVMs.rows, []any{m.ID, m.DisplayName})
+		}
+	}
+
+	controlCount := "control_node_count"
+	if v < V4_16 {
+		controlCount = "master_node_count"
+	}
+	clusters := table{name: "kubernetes_cluster", cols: []string{"id", "uuid", "name", "zone_id", "network_id", controlCount, "node_count", "account_id", "domain_id", "state", "created", "removed"}}
+	if v >= V4_19 {
+		clusters.cols = append(clusters.cols, "cluster_type")
+	}
+	if v >= V4_21 {
+		clusters.cols = append(clusters.cols, "etcd_node_count")
+	}
+	for _, c := range w.Clusters {
+		row := []any{c.ID, c.UUID, c.Name, c.Zone.ID, nullID(c.Network), c.ControlNodes, c.Nodes, c.Account.ID, c.Domain.ID, c.State, c.Created, removedAt(c.Removed, c.Created)}
+		if v >= V4_19 {
+			row = append(row, c.Type)
+		}
+		if v >= V4_21 {
+			row = append(row, c.EtcdNodes)
+		}
+		clusters.rows = append(clusters.rows, row)
+	}
+	maps := table{name: "kubernetes_cluster_vm_map", cols: []string{"id", "cluster_id", "vm_id"}}
+	if v >= V4_16 {
+		maps.cols = append(maps.cols, "control_node")
+	}
+	if v >= V4_21 {
+		maps.cols = append(maps.cols, "etcd_node", "external_node")
+	}
+	for _, r := range w.Maps {
+		row := []any{r.ID, r.ClusterID, r.VMID}
+		if v >= V4_16 {
+			row = append(row, r.Control)
+		}
+		if v >= V4_21 {
+			row = append(row, r.Etcd, r.External)
+		}
+		maps.rows = append(maps.rows, row)
+	}
+
+	ips := table{name: "user_ip_address", cols: []string{"id", "uuid", "public_ip_address", "source_nat", "network_id", "removed"}}
+	for _, ip := range w.IPs {
+		ips.rows = append(ips.rows, []any{ip.ID, ip.UUID, ip.Address, ip.SourceNAT, nullID(ip.Network), removedAt(ip.Removed, time.Unix(0, 0).UTC())})
+	}
+	firewall := table{name: "firewall_rules", cols: []string{"id", "ip_address_id", "start_port", "purpose"}}
+	forwarding := table{name: "port_forwarding_rules", cols: []string{"id", "instance_id", "dest_port_start"}}
+	for _, r := range w.Rules {
+		firewall.rows = append(firewall.rows, []any{r.ID, r.IP.ID, r.PublicPort, "PortForwarding"})
+		forwarding.rows = append(forwarding.rows, []any{r.ID, r.VM.ID, r.PrivatePort})
+	}
+	nics := table{name: "nics", cols: []string{"id", "instance_id", "ip4_address", "network_id", "default_nic", "removed"}}
+	for _, n := range w.Nics {
+		nics.rows = append(nics.rows, []any{n.ID, n.VM.ID, n.Address, n.Network.ID, n.Default, removedAt(n.Removed, time.Unix(0, 0).UTC())})
+	}
+	return []table{domains, accounts, projects, zones, networks, vms, userVMs, clusters, maps, ips, firewall, forwarding, nics}
+}
+
+// insert writes a table's rows with multi-row INSERTs of at most 500 rows.
+func insert(ctx context.Context, tx *sql.Tx, t table) error {
+	const batch = 500
+	for start := 0; start < len(t.rows); start += batch {
+		rows := t.rows[start:min(start+batch, len(t.rows))]
+		one := "(" + strings.TrimSuffix(strings.Repeat("?,", len(t.cols)), ",") + ")"
+		values := strings.TrimSuffix(strings.Repeat(one+",", len(rows)), ",")
+		args := make([]any, 0, len(rows)*len(t.cols))
+		for _, r := range rows {
+			args = append(args, r...)
+		}
+		q := "INSERT INTO `" + t.name + "` (`" + strings.Join(t.cols, "`, `") + "`) VALUES " + values
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,149 @@
+-- The part of CloudStack's `cloud` database the exporter reads, as of CloudStack 4.21. Table and
+-- column names and types are CloudStack's (setup/db/create-schema.sql and
+-- engine/schema/src/main/resources/META-INF/db/schema-*.sql in apache/cloudstack). Only the columns
+-- the exporter reads are kept, plus vm_instance.instance_name and user_vm.display_name, which the
+-- seeding fills with values that differ from vm_instance.name so a test notices if the wrong one is
+-- read. Foreign keys are kept where CloudStack has them on rows the tests delete (the VM map, the
+-- port-forwarding rules); as in CloudStack there is none from kubernetes_cluster_vm_map.vm_id to
+-- vm_instance, so a row may name a VM id that does not exist. Version.downgrade removes what older
+-- releases lack. Statements end with a semicolon at the end of a line.
+
+-- create-schema.sql; uuid from schema-2214to30.sql (3.0).
+CREATE TABLE `domain` (
+  `id` bigint unsigned NOT NULL auto_increment,
+  `uuid` varchar(40),
+  `name` varchar(255),
+  PRIMARY KEY (`id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8;
+
+-- create-schema.sql; uuid from schema-2214to30.sql. type 5 is a project's own account.
+CREATE TABLE `account` (
+  `id` bigint unsigned NOT NULL auto_increment,
+  `uuid` varchar(40),
+  `account_name` varchar(100) COMMENT 'an account name set by the creator of the account, defaults to username for single accounts',
+  `type` int(1) unsigned NOT NULL,
+  PRIMARY KEY (`id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8;
+
+-- schema-2214to30.sql (3.0).
+CREATE TABLE `projects` (
+  `id` bigint unsigned NOT NULL auto_increment,
+  `uuid` varchar(40),
+  `name` varchar(255) COMMENT 'project name',
+  `project_account_id` bigint unsigned NOT NULL,
+  `removed` datetime COMMENT 'date removed',
+  PRIMARY KEY (`id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8;
+
+-- create-schema.sql; uuid from schema-2214to30.sql.
+CREATE TABLE `data_center` (
+  `id` bigint unsigned NOT NULL UNIQUE AUTO_INCREMENT,
+  `uuid` varchar(40),
+  `name` varchar(255),
+  PRIMARY KEY (`id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8;
+
+-- create-schema.sql; uuid from schema-2214to30.sql.
+CREATE TABLE `networks` (
+  `id` bigint unsigned NOT NULL AUTO_INCREMENT COMMENT 'id',
+  `uuid` varchar(40),
+  `guest_type` char(32) COMMENT 'type of guest network; can be shared or isolated',
+  PRIMARY KEY (`id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8;
+
+-- create-schema.sql; uuid from schema-2214to30.sql. name is the name users see (user_vm_view.name,
+-- listVirtualMachines' name); instance_name is the hypervisor's i-2-3-VM name.
+CREATE TABLE `vm_instance` (
+  `id` bigint unsigned UNIQUE NOT NULL,
+  `uuid` varchar(40),
+  `name` varchar(255) NOT NULL,
+  `instance_name` varchar(255) NOT NULL COMMENT 'name of the vm instance running on the hosts',
+  `state` varchar(32) NOT NULL,
+  `created` datetime NOT NULL COMMENT 'date created',
+  `removed` datetime COMMENT 'date removed if not null',
+  `account_id` bigint unsigned NOT NULL COMMENT 'user id of owner',
+  `domain_id` bigint unsigned NOT NULL,
+  PRIMARY KEY (`id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8;
+
+-- create-schema.sql: one row per user VM; system VMs and routers have none.
+CREATE TABLE `user_vm` (
+  `id` bigint unsigned UNIQUE NOT NULL,
+  `display_name` varchar(255),
+  PRIMARY KEY (`id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8;
+
+-- schema-41310to41400.sql (4.14); control_node_count renamed from master_node_count in
+-- schema-41520to41600.sql (4.16); cluster_type in schema-41810to41900.sql (4.19); etcd_node_count
+-- in schema-42010to42100.sql (4.21).
+CREATE TABLE `kubernetes_cluster` (
+  `id` bigint unsigned NOT NULL auto_increment,
+  `uuid` varchar(40) DEFAULT NULL,
+  `name` varchar(255) NOT NULL,
+  `zone_id` bigint unsigned NOT NULL COMMENT 'the ID of the zone in which this Kubernetes cluster is deployed',
+  `network_id` bigint unsigned COMMENT 'the ID of the network used by this Kubernetes cluster',
+  `control_node_count` bigint NOT NULL default '0' COMMENT 'the number of the control nodes deployed for this Kubernetes cluster',
+  `node_count` bigint NOT NULL default '0' COMMENT 'the number of the worker nodes deployed for this Kubernetes cluster',
+  `account_id` bigint unsigned NOT NULL COMMENT 'the ID of owner account of this Kubernetes cluster',
+  `domain_id` bigint unsigned NOT NULL COMMENT 'the ID of the domain of this cluster',
+  `state` char(32) NOT NULL COMMENT 'the current state of this Kubernetes cluster',
+  `created` datetime NOT NULL COMMENT 'date created',
+  `removed` datetime COMMENT 'date removed or null, if still present',
+  `cluster_type` varchar(64) DEFAULT 'CloudManaged' COMMENT 'type of cluster',
+  `etcd_node_count` bigint unsigned COMMENT 'number of etcd nodes to be deployed for the Kubernetes cluster',
+  PRIMARY KEY (`id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8;
+
+-- schema-41310to41400.sql (4.14); control_node in schema-41520to41600.sql (4.16); etcd_node and
+-- external_node in schema-42010to42100.sql (4.21).
+CREATE TABLE `kubernetes_cluster_vm_map` (
+  `id` bigint unsigned NOT NULL auto_increment,
+  `cluster_id` bigint unsigned NOT NULL COMMENT 'the ID of the Kubernetes cluster',
+  `vm_id` bigint unsigned NOT NULL COMMENT 'the ID of the VM',
+  `control_node` tinyint(1) unsigned NOT NULL DEFAULT 0,
+  `etcd_node` tinyint(1) unsigned NOT NULL DEFAULT 0 COMMENT 'indicates if the VM is an etcd node',
+  `external_node` tinyint(1) unsigned NOT NULL DEFAULT 0 COMMENT 'indicates if the node was imported into the Kubernetes cluster',
+  PRIMARY KEY (`id`),
+  CONSTRAINT `fk_kubernetes_cluster_vm_map__cluster_id` FOREIGN KEY `fk_kubernetes_cluster_vm_map__cluster_id`(`cluster_id`) REFERENCES `kubernetes_cluster`(`id`) ON DELETE CASCADE
+) ENGINE=InnoDB DEFAULT CHARSET=utf8;
+
+-- create-schema.sql; uuid from schema-2214to30.sql, removed from schema-430to431.sql. network_id
+-- is the network the address is associated with (IPAddressVO.associatedWithNetworkId).
+CREATE TABLE `user_ip_address` (
+  `id` bigint unsigned NOT NULL UNIQUE auto_increment,
+  `uuid` varchar(40),
+  `public_ip_address` char(40) NOT NULL,
+  `source_nat` int(1) unsigned NOT NULL default '0',
+  `network_id` bigint unsigned COMMENT 'network this public ip address is associated with',
+  `removed` datetime DEFAULT NULL COMMENT 'date removed',
+  PRIMARY KEY (`id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8;
+
+-- create-schema.sql.
+CREATE TABLE `firewall_rules` (
+  `id` bigint unsigned NOT NULL auto_increment COMMENT 'id',
+  `ip_address_id` bigint unsigned COMMENT 'id of the corresponding ip address',
+  `start_port` int(10) COMMENT 'starting port of a port range',
+  `purpose` char(32) NOT NULL COMMENT 'why are these ports opened?',
+  PRIMARY KEY (`id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8;
+
+-- create-schema.sql: the part of a firewall_rules row of purpose PortForwarding.
+CREATE TABLE `port_forwarding_rules` (
+  `id` bigint unsigned NOT NULL COMMENT 'id',
+  `instance_id` bigint unsigned NOT NULL COMMENT 'vm instance id',
+  `dest_port_start` int(10) NOT NULL COMMENT 'starting port of the port range to map to',
+  PRIMARY KEY (`id`),
+  CONSTRAINT `fk_port_forwarding_rules__id` FOREIGN KEY(`id`) REFERENCES `firewall_rules`(`id`) ON DELETE CASCADE
+) ENGINE=InnoDB DEFAULT CHARSET=utf8;
+
+-- create-schema.sql.
+CREATE TABLE `nics` (
+  `id` bigint unsigned NOT NULL UNIQUE AUTO_INCREMENT COMMENT 'id',
+  `instance_id` bigint unsigned COMMENT 'vm instance id',
+  `ip4_address` char(40) COMMENT 'ip4 address',
+  `network_id` bigint unsigned NOT NULL COMMENT 'network configuration id',
+  `default_nic` tinyint NOT NULL COMMENT 'None',
+  `removed` datetime COMMENT 'date removed if not null',
+  PRIMARY KEY (`id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8;
