@@ -242,16 +242,16 @@ func TestQueriesSubstitutes(t *testing.T) {
 	}
 }
 
-// TestReadmeDescribesEveryPanel keeps rules/README.md, which describes the panels, in step.
+// TestReadmeDescribesEveryPanel keeps README.md, which describes the panels, in step.
 func TestReadmeDescribesEveryPanel(t *testing.T) {
-	readme, err := os.ReadFile("../rules/README.md")
+	readme, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for file, d := range loadAll(t) {
 		for _, p := range d.allPanels() {
 			if p.Type != "row" && !strings.Contains(string(readme), "**"+p.Title+"**") {
-				t.Errorf("rules/README.md does not describe panel %q of %s", p.Title, file)
+				t.Errorf("README.md does not describe panel %q of %s", p.Title, file)
 			}
 		}
 	}

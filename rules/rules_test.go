@@ -241,7 +241,7 @@ func TestEveryAlertIsTested(t *testing.T) {
 }
 
 func TestReadmeDescribesEveryAlert(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
+	readme, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
