@@ -17,6 +17,36 @@ type Config struct {
 	SSH        SSH        `yaml:"ssh"`
 	Notifier   Notifier   `yaml:"notifier"`
 	Storage    Storage    `yaml:"storage"`
+	Inventory  Inventory  `yaml:"inventory"`
+	Database   Database   `yaml:"database"`
+}
+
+// Inventory says where clusters, VM maps and VMs are read from. The API cannot show map rows
+// whose VM was expunged or never existed; the database can.
+type Inventory struct {
+	Source InventorySource `yaml:"source"`
+}
+
+// InventorySource names a source of the inventory.
+type InventorySource string
+
+const (
+	// SourceAPI reads the inventory through the CloudStack API.
+	SourceAPI InventorySource = "api"
+	// SourceDatabase reads CloudStack's database, read-only.
+	SourceDatabase InventorySource = "database"
+)
+
+// Database says how to read CloudStack's database (MySQL or MariaDB) with inventory.source
+// database. DSN is in go-sql-driver/mysql's form, user:password@tcp(host:3306)/cloud; it holds a
+// password, so it is a secret, given inline (as "${VAR}") or in DSNFile.
+type Database struct {
+	DSN             Secret        `yaml:"dsn,omitempty"`
+	DSNFile         string        `yaml:"dsn_file,omitempty"`
+	MaxOpenConns    int           `yaml:"max_open_conns"`
+	MaxIdleConns    int           `yaml:"max_idle_conns"`
+	ConnMaxLifetime time.Duration `yaml:"conn_max_lifetime"`
+	QueryTimeout    time.Duration `yaml:"query_timeout"`
 }
 
 // CloudStack says how to reach the CloudStack API. After loading, APIKey and
@@ -140,6 +170,13 @@ func defaults() Config {
 			MaxAlertsPerCycle: 5,
 			AlertTypeMin:      20000,
 			AlertTypeMax:      29999,
+		},
+		Inventory: Inventory{Source: SourceAPI},
+		Database: Database{
+			MaxOpenConns:    2,
+			MaxIdleConns:    1,
+			ConnMaxLifetime: 5 * time.Minute,
+			QueryTimeout:    30 * time.Second,
 		},
 		Storage: Storage{
 			Path: "/var/lib/cks-drift-exporter/state.db",

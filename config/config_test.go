@@ -52,7 +52,16 @@ func TestLoadGood(t *testing.T) {
 			AlertTypeMax:      12999,
 			FindingsURL:       "https://exporter.example.com:9862/findings",
 		},
-		Storage: Storage{Path: "/srv/cks-drift-exporter/state.db"},
+		Storage:   Storage{Path: "/srv/cks-drift-exporter/state.db"},
+		Inventory: Inventory{Source: SourceDatabase},
+		Database: Database{
+			DSN:             "reader:Db-Pass-Lynx-8812@tcp(db.example.com:3306)/cloud",
+			DSNFile:         "testdata/secrets/db-dsn",
+			MaxOpenConns:    4,
+			MaxIdleConns:    2,
+			ConnMaxLifetime: time.Minute,
+			QueryTimeout:    10 * time.Second,
+		},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Load(good.yml) mismatch (-want +got):\n%s", diff)
@@ -100,7 +109,9 @@ func TestLoadMinimalTakesDefaults(t *testing.T) {
 			AlertTypeMin:      20000,
 			AlertTypeMax:      29999,
 		},
-		Storage: Storage{Path: "/var/lib/cks-drift-exporter/state.db"},
+		Storage:   Storage{Path: "/var/lib/cks-drift-exporter/state.db"},
+		Inventory: Inventory{Source: SourceAPI},
+		Database:  Database{MaxOpenConns: 2, MaxIdleConns: 1, ConnMaxLifetime: 5 * time.Minute, QueryTimeout: 30 * time.Second},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Load(minimal.yml) mismatch (-want +got):\n%s", diff)

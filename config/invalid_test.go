@@ -30,6 +30,8 @@ var invalid = map[string]string{
 	"host-key-policy":            `ssh.host_key_policy: must be strict, pin or insecure, not "tofu"`,
 	"strict-without-known-hosts": `ssh.known_hosts_file is required when ssh.host_key_policy is strict`,
 	"port":                       `ssh.port: must be between 0 and 65535, not 70000`,
+	"database": `database.dsn or database.dsn_file is required
+database.max_open_conns: must be between 1 and 100, not 0`,
 	"alert-types": `notifier.alert_type_min: must be between 1000 and 32766, not 28
 notifier.alert_type_max: must be between 1001 and 32767, not 30
 notifier.alert_type_max: must be at least 10 above notifier.alert_type_min`,

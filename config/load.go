@@ -65,7 +65,7 @@ func parse(data []byte, name string, lookup func(string) (string, bool)) (*Confi
 		}
 	}
 	resolvePaths(&cfg, filepath.Dir(name))
-	all = append(all, readSecrets(&cfg.CloudStack, all)...)
+	all = append(all, readSecrets(&cfg, all)...)
 	if len(all) == 0 {
 		return &cfg, nil
 	}

@@ -62,6 +62,18 @@ func validate(c *Config) []*problem {
 		v.keyf("notifier.alert_type_max", "must be at least 10 above notifier.alert_type_min")
 	}
 	v.notEmpty("storage.path", c.Storage.Path)
+
+	switch c.Inventory.Source {
+	case SourceAPI:
+	case SourceDatabase:
+		v.onePair("database.dsn", c.Database.DSN, c.Database.DSNFile)
+	default:
+		v.keyf("inventory.source", "must be api or database, not %q", c.Inventory.Source)
+	}
+	v.between("database.max_open_conns", c.Database.MaxOpenConns, 1, 100)
+	v.between("database.max_idle_conns", c.Database.MaxIdleConns, 0, 100)
+	v.positive("database.conn_max_lifetime", c.Database.ConnMaxLifetime)
+	v.positive("database.query_timeout", c.Database.QueryTimeout)
 	return v
 }
 
@@ -110,7 +122,7 @@ func (v *validation) onePair(key string, inline Secret, file string) {
 func resolvePaths(c *Config, dir string) {
 	for _, p := range []*string{
 		&c.CloudStack.APIKeyFile, &c.CloudStack.SecretKeyFile, &c.CloudStack.CAFile,
-		&c.SSH.PrivateKeyFile, &c.SSH.KnownHostsFile, &c.Storage.Path,
+		&c.SSH.PrivateKeyFile, &c.SSH.KnownHostsFile, &c.Storage.Path, &c.Database.DSNFile,
 	} {
 		if *p != "" && !filepath.IsAbs(*p) {
 			*p = filepath.Join(dir, *p)
@@ -121,7 +133,8 @@ func resolvePaths(c *Config, dir string) {
 // readSecrets reads the secret files into APIKey and SecretKey. A file is
 // read only when it is the one source of its secret and its setting has no
 // problem yet. Messages name the file but never show what it holds.
-func readSecrets(cs *CloudStack, known []*problem) []*problem {
+func readSecrets(c *Config, known []*problem) []*problem {
+	cs := &c.CloudStack
 	var ps []*problem
 	for _, s := range []struct {
 		key    string
@@ -130,6 +143,7 @@ func readSecrets(cs *CloudStack, known []*problem) []*problem {
 	}{
 		{"cloudstack.api_key", cs.APIKeyFile, &cs.APIKey},
 		{"cloudstack.secret_key", cs.SecretKeyFile, &cs.SecretKey},
+		{"database.dsn", c.Database.DSNFile, &c.Database.DSN},
 	} {
 		fileKey := s.key + "_file"
 		if s.file == "" || *s.secret != "" || reported(known, s.key) || reported(known, fileKey) {

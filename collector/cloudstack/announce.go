@@ -27,7 +27,7 @@ func (s *Source) AddAnnotation(ctx context.Context, clusterID, text string) erro
 	p.SetAnnotation(text)
 	p.SetAdminsonly(true)
 	if _, err := c.Annotation.AddAnnotation(p); err != nil {
-		return fmt.Errorf("addAnnotation on cluster %s: %w", clusterID, err)
+		return fmt.Errorf("addAnnotation on cluster %s: %w", clusterID, redact(err))
 	}
 	return nil
 }
@@ -50,6 +50,9 @@ func (s *Source) HasAnnotation(ctx context.Context, clusterID, text string, sinc
 	if err != nil {
 		return false, err
 	}
+	// CloudStack writes dates to the second: an annotation added at 10:00:00.7 reads 10:00:00,
+	// so since is cut to the second, or it would miss an annotation made just after it.
+	since = since.Truncate(time.Second)
 	for _, a := range got {
 		if a != nil && a.Annotation == text && !parseDate(a.Created).Before(since) {
 			return true, nil
@@ -67,7 +70,7 @@ func (s *Source) GenerateAlert(ctx context.Context, alertType int, zoneID, descr
 		p.SetZoneid(zoneID)
 	}
 	if _, err := c.Alert.GenerateAlert(p); err != nil {
-		return fmt.Errorf("generateAlert type %d: %w", alertType, err)
+		return fmt.Errorf("generateAlert type %d: %w", alertType, redact(err))
 	}
 	return nil
 }
@@ -80,7 +83,7 @@ func (s *Source) AlertStored(ctx context.Context, alertType int, description str
 	p.SetName(alertName)
 	r, err := c.Alert.ListAlerts(p)
 	if err != nil {
-		return false, fmt.Errorf("listAlerts type %d: %w", alertType, err)
+		return false, fmt.Errorf("listAlerts type %d: %w", alertType, redact(err))
 	}
 	for _, a := range r.Alerts {
 		if a.Type == alertType && a.Description == description {
@@ -96,7 +99,7 @@ func (s *Source) ArchiveAlerts(ctx context.Context, alertType int) error {
 	p := c.Alert.NewArchiveAlertsParams()
 	p.SetType(strconv.Itoa(alertType))
 	if _, err := c.Alert.ArchiveAlerts(p); err != nil {
-		return fmt.Errorf("archiveAlerts type %d: %w", alertType, err)
+		return fmt.Errorf("archiveAlerts type %d: %w", alertType, redact(err))
 	}
 	return nil
 }

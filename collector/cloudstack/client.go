@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	cs "github.com/apache/cloudstack-go/v2/cloudstack"
@@ -81,4 +83,15 @@ type ctxTransport struct {
 
 func (t ctxTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return t.base.RoundTrip(r.WithContext(t.ctx))
+}
+
+// redact drops the query from the URL of a transport error. The SDK signs GET requests in the
+// query, so the URL holds the API key and a signature valid for 15 minutes: logged as is, anyone
+// reading the log could replay the request.
+func redact(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		ue.URL, _, _ = strings.Cut(ue.URL, "?")
+	}
+	return err
 }

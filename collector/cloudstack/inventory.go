@@ -149,7 +149,7 @@ func (s *Source) convertCluster(k *cs.KubernetesCluster, sshPorts map[string]int
 // port-forwarding rule (2222 unless a scale-down moved it), or on its own address, port 22, on a
 // shared network.
 func (s *Source) sshTarget(k *cs.KubernetesCluster, c collector.Cluster, sshPorts map[string]int) collector.SSHTarget {
-	control := firstControl(k)
+	control := firstControl(k, c)
 	if control == nil {
 		return collector.SSHTarget{}
 	}
@@ -167,14 +167,26 @@ func (s *Source) sshTarget(k *cs.KubernetesCluster, c collector.Cluster, sshPort
 	return t
 }
 
-func firstControl(k *cs.KubernetesCluster) *cs.VirtualMachine {
+// firstControl returns the control VM that CKS forwards SSH to: the first control VM of the map,
+// preferring a Running one (a Destroyed first control node cannot answer), never an etcd VM.
+func firstControl(k *cs.KubernetesCluster, c collector.Cluster) *cs.VirtualMachine {
+	var first *cs.VirtualMachine
 	for _, v := range k.Virtualmachines {
-		if v != nil && strings.Contains(strings.ToLower(v.Name), "-control") {
+		if v == nil || !strings.Contains(strings.ToLower(v.Name), "-control") || collector.IsEtcdName(c, v.Name) {
+			continue
+		}
+		if v.State == "Running" {
 			return v
 		}
+		if first == nil {
+			first = v
+		}
+	}
+	if first != nil {
+		return first
 	}
 	for _, v := range k.Virtualmachines {
-		if v != nil && v.State == "Running" {
+		if v != nil && v.State == "Running" && !collector.IsEtcdName(c, v.Name) {
 			return v
 		}
 	}

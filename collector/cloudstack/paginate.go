@@ -14,7 +14,12 @@ func listAll[T any](what string, size int, fetch page[T]) ([]T, error) {
 	for p := 1; ; p++ {
 		count, items, err := fetch(p, size)
 		if err != nil {
-			return nil, fmt.Errorf("list %s, page %d: %w", what, p, err)
+			return nil, fmt.Errorf("list %s, page %d: %w", what, p, redact(err))
+		}
+		if len(items) == 0 && len(all) < total {
+			// CloudStack answers a page past the end as {}, without a count: say what happened
+			// rather than report the count as changed to 0.
+			return nil, fmt.Errorf("list %s: page %d is empty after %d of %d items", what, p, len(all), total)
 		}
 		if total >= 0 && count != total {
 			return nil, fmt.Errorf("list %s, page %d: count changed from %d to %d while paging", what, p, total, count)
