@@ -36,9 +36,10 @@ type Exporter struct {
 	store      *state.Store
 	notifier   *notifier.Notifier
 
-	mu  sync.Mutex // guards cfg and src, swapped together by a reload
-	cfg *config.Config
-	src sources
+	mu      sync.Mutex // guards cfg, src and retired, swapped together by a reload
+	cfg     *config.Config
+	src     sources
+	retired []sources // replaced by a reload; closed by the loop once no cycle uses them
 
 	snapshot atomic.Pointer[collector.Snapshot]
 	ready    atomic.Bool
@@ -101,9 +102,27 @@ func New(opts Options) (*Exporter, error) {
 	return e, nil
 }
 
-// Close releases the state file.
+// Close releases the back ends and the state file.
 func (e *Exporter) Close() error {
+	e.closeRetired()
+	_, src := e.current()
+	if src.close != nil {
+		_ = src.close()
+	}
 	return e.store.Close()
+}
+
+// closeRetired closes the back ends a reload replaced; the loop calls it between cycles.
+func (e *Exporter) closeRetired() {
+	e.mu.Lock()
+	retired := e.retired
+	e.retired = nil
+	e.mu.Unlock()
+	for _, s := range retired {
+		if s.close != nil {
+			_ = s.close()
+		}
+	}
 }
 
 func (e *Exporter) current() (*config.Config, sources) {
@@ -147,6 +166,7 @@ func (e *Exporter) reload() error {
 	}
 	e.mu.Lock()
 	wasEnabled := e.cfg.Check.Enabled
+	e.retired = append(e.retired, e.src)
 	e.cfg, e.src = cfg, src
 	e.mu.Unlock()
 	e.notifier.Configure(src.cloud, notifierOptions(cfg))
@@ -203,6 +223,7 @@ func (e *Exporter) Loop(ctx context.Context) {
 
 // runOnce runs one cycle with the current configuration, or records that checking is off.
 func (e *Exporter) runOnce(ctx context.Context) *config.Config {
+	e.closeRetired()
 	cfg, src := e.current()
 	if !cfg.Check.Enabled {
 		e.markDisabled()

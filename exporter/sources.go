@@ -10,6 +10,7 @@ import (
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/cloudstack"
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector/database"
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/kube"
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 	"github.com/cks-drift-exporter/cks-drift-exporter/notifier"
@@ -31,6 +32,7 @@ type sources struct {
 	inventory InventorySource
 	nodes     NodeLister
 	cloud     notifier.CloudStack
+	close     func() error // releases the database pool; nil for the API
 }
 
 // notifierOptions are the notifier's settings in cfg.
@@ -80,5 +82,21 @@ func newSources(cfg *config.Config, pins kube.PinStore, logger *slog.Logger) (so
 	if err != nil {
 		return sources{}, fmt.Errorf("ssh: %w", err)
 	}
-	return sources{inventory: inv, nodes: lister, cloud: inv}, nil
+	src := sources{inventory: inv, nodes: lister, cloud: inv}
+	if cfg.Inventory.Source == config.SourceDatabase {
+		db, err := database.New(database.Options{
+			DSN:             string(cfg.Database.DSN),
+			MaxOpenConns:    cfg.Database.MaxOpenConns,
+			MaxIdleConns:    cfg.Database.MaxIdleConns,
+			ConnMaxLifetime: cfg.Database.ConnMaxLifetime,
+			QueryTimeout:    cfg.Database.QueryTimeout,
+			IncludeProjects: cfg.Check.IncludeProjects,
+			SSHPort:         cfg.SSH.Port,
+		})
+		if err != nil {
+			return sources{}, fmt.Errorf("database: %w", err)
+		}
+		src.inventory, src.close = db, db.Close
+	}
+	return src, nil
 }
