@@ -24,6 +24,8 @@ var (
 	kubectlFailDesc = desc("kubectl_failures_total", "Node listings with kubectl over SSH that failed, by reason, since the exporter started.", "reason")
 	notifiedDesc    = desc("notifications_total", "CloudStack alerts sent for new findings since the exporter started.", "kind")
 	cappedDesc      = desc("notifications_capped_total", "New findings not alerted one by one because of the per-cycle alert cap, since the exporter started.")
+	shardDesc       = desc("shard_ordinal", "The shard of the clusters this replica checks (check.shard).")
+	totalShardsDesc = desc("total_shards", "The number of shards the clusters are split into (check.total_shards).")
 	notifyFailDesc  = desc("notification_failures_total", "CloudStack calls of the notifier that failed, since the exporter started.")
 )
 
@@ -45,7 +47,8 @@ func NewMetrics(load func() *Snapshot) *Metrics {
 // Describe sends every descriptor.
 func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{upDesc, enabledDesc, durationDesc, lastSuccessDesc, cyclesDesc, cycleFailDesc,
-		clusterInfoDesc, checkedDesc, reachableDesc, findingsDesc, findingDesc, kubectlFailDesc, notifiedDesc, cappedDesc, notifyFailDesc} {
+		clusterInfoDesc, checkedDesc, reachableDesc, findingsDesc, findingDesc, kubectlFailDesc, notifiedDesc, cappedDesc, notifyFailDesc,
+		shardDesc, totalShardsDesc} {
 		ch <- d
 	}
 }
@@ -70,6 +73,8 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	if !s.LastSuccess.IsZero() {
 		gauge(lastSuccessDesc, float64(s.LastSuccess.UnixNano())/1e9)
 	}
+	gauge(shardDesc, float64(s.Shard.Ordinal))
+	gauge(totalShardsDesc, float64(max(s.Shard.Total, 1)))
 	counter(cyclesDesc, s.Cycles)
 	counter(cycleFailDesc, s.CycleFailures)
 

@@ -35,7 +35,8 @@ type Snapshot struct {
 	Success  bool   // the inventory was read
 	Error    string // why it was not
 	Enabled  bool
-	Clusters []ClusterStatus // by name, then id
+	Shard    Shard
+	Clusters []ClusterStatus // by name, then id; only the shard's
 
 	LastSuccess     time.Time
 	Cycles          uint64
@@ -71,6 +72,12 @@ type NodeList struct {
 // keeps its node-side findings. First-seen times survive from prev. Clusters gone from the
 // inventory are dropped.
 func Evaluate(prev []ClusterStatus, inv Inventory, nodes map[string]NodeList, now time.Time, grace time.Duration) []ClusterStatus {
+	return EvaluateShard(prev, inv, nodes, now, grace, Shard{})
+}
+
+// EvaluateShard is Evaluate for the clusters of one shard. VMs mapped by clusters of other
+// shards still count as mapped, so a shard never takes another shard's VM for unmapped.
+func EvaluateShard(prev []ClusterStatus, inv Inventory, nodes map[string]NodeList, now time.Time, grace time.Duration, shard Shard) []ClusterStatus {
 	before := make(map[string]ClusterStatus, len(prev))
 	for _, s := range prev {
 		before[s.Cluster.ID] = s
@@ -78,6 +85,9 @@ func Evaluate(prev []ClusterStatus, inv Inventory, nodes map[string]NodeList, no
 	idx := NewIndex(inv)
 	out := make([]ClusterStatus, 0, len(inv.Clusters))
 	for _, c := range inv.Clusters {
+		if !shard.Owns(c.ID) {
+			continue
+		}
 		p := before[c.ID]
 		if !Checkable(c) {
 			out = append(out, ClusterStatus{Cluster: c, KubectlReachable: p.KubectlReachable, KubectlError: p.KubectlError,

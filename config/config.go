@@ -72,6 +72,10 @@ type Check struct {
 	GracePeriod     time.Duration `yaml:"grace_period"`
 	Concurrency     int           `yaml:"concurrency"`
 	IncludeProjects bool          `yaml:"include_projects"`
+	// Shard and TotalShards split the clusters between replicas, as kube-state-metrics does:
+	// a replica checks and announces the clusters whose uuid hashes to its shard.
+	Shard       int `yaml:"shard"`
+	TotalShards int `yaml:"total_shards"`
 }
 
 // SSH says how the node lister logs in to a cluster's control node to run
@@ -154,6 +158,7 @@ func defaults() Config {
 			GracePeriod:     15 * time.Minute,
 			Concurrency:     16,
 			IncludeProjects: true,
+			TotalShards:     1,
 		},
 		SSH: SSH{
 			User:           "cloud",

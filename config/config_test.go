@@ -32,6 +32,8 @@ func TestLoadGood(t *testing.T) {
 			GracePeriod:     0,
 			Concurrency:     4,
 			IncludeProjects: false,
+			Shard:           1,
+			TotalShards:     3,
 		},
 		SSH: SSH{
 			User:           "core",
@@ -92,6 +94,7 @@ func TestLoadMinimalTakesDefaults(t *testing.T) {
 			GracePeriod:     15 * time.Minute,
 			Concurrency:     16,
 			IncludeProjects: true,
+			TotalShards:     1,
 		},
 		SSH: SSH{
 			User:           "cloud",

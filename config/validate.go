@@ -29,6 +29,10 @@ func validate(c *Config) []*problem {
 		v.keyf("check.grace_period", "must not be negative")
 	}
 	v.between("check.concurrency", c.Check.Concurrency, 1, 1024)
+	v.between("check.total_shards", c.Check.TotalShards, 1, 1024)
+	if c.Check.TotalShards >= 1 {
+		v.between("check.shard", c.Check.Shard, 0, c.Check.TotalShards-1)
+	}
 
 	s := c.SSH
 	v.notEmpty("ssh.user", s.User)

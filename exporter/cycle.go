@@ -24,6 +24,7 @@ func cycle(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, sr
 	next := carry(prev)
 	next.Start = now()
 	next.Enabled = true
+	next.Shard = collector.Shard{Ordinal: cfg.Check.Shard, Total: cfg.Check.TotalShards}
 	next.Cycles++
 
 	inv, err := src.inventory.Inventory(ctx)
@@ -35,13 +36,13 @@ func cycle(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, sr
 		logger.Error("Could not read the inventory from CloudStack, keeping the previous findings", "err", err)
 		return next
 	}
-	nodes := listNodes(ctx, inv, src.nodes, cfg.Check.Concurrency, logger)
+	nodes := listNodes(ctx, inv, next.Shard, src.nodes, cfg.Check.Concurrency, logger)
 	for _, nl := range nodes {
 		if nl.Err != "" {
 			next.KubectlFailures[nl.Err]++
 		}
 	}
-	next.Clusters = collector.Evaluate(prev.Clusters, inv, nodes, next.Start, cfg.Check.GracePeriod)
+	next.Clusters = collector.EvaluateShard(prev.Clusters, inv, nodes, next.Start, cfg.Check.GracePeriod, next.Shard)
 	logReachability(prev.Clusters, next.Clusters, logger)
 	if announcer != nil {
 		next.Notifications = announcer.Notify(ctx, next.Clusters)
@@ -70,7 +71,7 @@ func carry(prev *collector.Snapshot) *collector.Snapshot {
 
 // listNodes lists the nodes of every cluster that is checked in this cycle, at most concurrency
 // at a time, each bounded by the lister's timeout.
-func listNodes(ctx context.Context, inv collector.Inventory, lister NodeLister, concurrency int, logger *slog.Logger) map[string]collector.NodeList {
+func listNodes(ctx context.Context, inv collector.Inventory, shard collector.Shard, lister NodeLister, concurrency int, logger *slog.Logger) map[string]collector.NodeList {
 	var (
 		mu  sync.Mutex
 		wg  sync.WaitGroup
@@ -78,7 +79,7 @@ func listNodes(ctx context.Context, inv collector.Inventory, lister NodeLister, 
 		sem = make(chan struct{}, max(concurrency, 1))
 	)
 	for _, c := range inv.Clusters {
-		if !collector.Checkable(c) {
+		if !collector.Checkable(c) || !shard.Owns(c.ID) {
 			continue
 		}
 		wg.Add(1)
