@@ -59,8 +59,8 @@ func (s *Source) Inventory(ctx context.Context) (collector.Inventory, error) {
 		return collector.Inventory{}, err
 	}
 	var rules []*cs.PortForwardingRule
-	if s.opts.SSHPort == 0 && needsRules(clusters) {
-		rules, err = listScopes(scopes, "port forwarding rules", s.opts.PageSize, func(project string, page, size int) (int, []*cs.PortForwardingRule, error) {
+	if ruleScopes := s.ruleScopes(clusters); len(ruleScopes) > 0 {
+		rules, err = listScopes(ruleScopes, "port forwarding rules", s.opts.PageSize, func(project string, page, size int) (int, []*cs.PortForwardingRule, error) {
 			p := c.Firewall.NewListPortForwardingRulesParams()
 			p.SetListall(true)
 			p.SetPage(page)
@@ -81,15 +81,32 @@ func (s *Source) Inventory(ctx context.Context) (collector.Inventory, error) {
 	return s.convert(clusters, vms, rules), nil
 }
 
-// needsRules reports whether any cluster sits behind a public IP, where the SSH port of its
-// control node has to be looked up.
-func needsRules(clusters []*cs.KubernetesCluster) bool {
+// ruleScopes returns the scopes whose port-forwarding rules are needed: those of the clusters
+// behind a public IP, where the SSH port of the control node has to be looked up. None when the
+// port is configured.
+func (s *Source) ruleScopes(clusters []*cs.KubernetesCluster) []string {
+	if s.opts.SSHPort != 0 {
+		return nil
+	}
+	var account, projects bool
 	for _, c := range clusters {
-		if c.Ipaddressid != "" {
-			return true
+		if c.Ipaddressid == "" {
+			continue
+		}
+		if c.Projectid != "" {
+			projects = true
+		} else {
+			account = true
 		}
 	}
-	return false
+	var scopes []string
+	if account {
+		scopes = append(scopes, "")
+	}
+	if projects && s.opts.IncludeProjects {
+		scopes = append(scopes, "-1")
+	}
+	return scopes
 }
 
 func (s *Source) convert(clusters []*cs.KubernetesCluster, vms []*cs.VirtualMachine, rules []*cs.PortForwardingRule) collector.Inventory {

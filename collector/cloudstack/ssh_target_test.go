@@ -55,7 +55,7 @@ func TestInventorySSHTarget(t *testing.T) {
 			rules:    []rule{{ipID: publicIPID, public: 2223, priv: 22, vm: 1}, {ipID: publicIPID, public: 2224, priv: 22, vm: 2}},
 			wantPort: 2222, wantCalls: 1},
 		{name: "isolated project cluster, rule listed with projectid=-1", isolated: true, project: true,
-			rules: []rule{{ipID: publicIPID, public: 2233, priv: 22, vm: 0}}, wantPort: 2233, wantCalls: 2},
+			rules: []rule{{ipID: publicIPID, public: 2233, priv: 22, vm: 0}}, wantPort: 2233, wantCalls: 1}, // the projects' pass only
 		{name: "isolated, first control expunged: the next control's rule", isolated: true, expunged: true,
 			rules:    []rule{{ipID: publicIPID, public: 2230, priv: 22, vm: 0}, {ipID: publicIPID, public: 2231, priv: 22, vm: 1}},
 			wantPort: 2231, wantCalls: 1},
