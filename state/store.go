@@ -9,6 +9,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // bbolt was chosen over SQLite: it is pure Go (a static binary, no cgo), its transactions are
@@ -43,7 +44,7 @@ func Open(path string, readOnly bool) (s *Store, err error) {
 		}
 	}()
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second, ReadOnly: readOnly})
-	if errors.Is(err, bolt.ErrTimeout) {
+	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, fmt.Errorf("state file %s is locked by another process (is another exporter running with the same storage.path?)", path)
 	}
 	if err != nil {
