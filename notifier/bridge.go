@@ -2,6 +2,7 @@ package notifier
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
@@ -75,27 +76,45 @@ func (n *Notifier) Receive(w Webhook) (changed int) {
 	return changed
 }
 
-// firingOnly returns copies of the statuses that keep only the findings Alertmanager reports
-// firing.
+// firingOnly returns copies of the statuses with the findings to announce in alertmanager mode:
+// those Alertmanager reports firing. A finding the last cycle found but Alertmanager does not
+// report (yet) is left out; one already announced that Alertmanager still reports firing is kept
+// even when the last cycle did not find it, so that only Alertmanager's resolved notification
+// (after the rules' keep_firing_for) resolves it.
 func (s *State) firingOnly(statuses []collector.ClusterStatus) []collector.ClusterStatus {
 	firing := make(map[string]bool, len(s.Firing))
 	for _, f := range s.Firing {
 		firing[f.ClusterID+"/"+f.Key] = true
 	}
-	keep := func(id string, fs []collector.Finding) []collector.Finding {
-		var out []collector.Finding
-		for _, f := range fs {
-			if firing[id+"/"+f.Key()] {
-				out = append(out, f)
-			}
-		}
-		return out
-	}
 	out := make([]collector.ClusterStatus, len(statuses))
 	for i, st := range statuses {
 		out[i] = st
-		out[i].VM = keep(st.Cluster.ID, st.VM)
-		out[i].Node = keep(st.Cluster.ID, st.Node)
+		out[i].VM = s.keepFiring(st.Cluster.ID, collector.SideVM, st.VM, firing)
+		out[i].Node = s.keepFiring(st.Cluster.ID, collector.SideNode, st.Node, firing)
+	}
+	return out
+}
+
+func (s *State) keepFiring(clusterID string, side collector.Side, found []collector.Finding, firing map[string]bool) []collector.Finding {
+	var out []collector.Finding
+	seen := make(map[string]bool)
+	for _, f := range found {
+		if firing[clusterID+"/"+f.Key()] {
+			out = append(out, f)
+			seen[f.Key()] = true
+		}
+	}
+	cs := s.Clusters[clusterID]
+	if cs == nil || cs.Sides[side] == nil {
+		return out
+	}
+	for _, key := range sortedKeys(cs.Sides[side].Findings) {
+		a := cs.Sides[side].Findings[key]
+		if !seen[key] && firing[clusterID+"/"+key] {
+			// Only the key, kind, message and first-seen time of a finding matter to update.
+			id := strings.TrimPrefix(strings.TrimPrefix(key, string(a.Kind)), ":")
+			out = append(out, collector.Finding{Kind: a.Kind, VMID: id, Message: a.Message, FirstSeen: a.FirstSeen})
+		}
 	}
 	return out
 }
