@@ -77,7 +77,7 @@ func (s *Source) assemble(r rows) collector.Inventory {
 		for _, m := range maps {
 			c.Mapped = append(c.Mapped, mapped(c, m))
 		}
-		c.SSH = s.sshTarget(k, sourceNAT(k, ipsByNetwork), firstControl(maps, r.cols.mapControl), r.rules, nicsByVM)
+		c.SSH = s.sshTarget(k, sourceNAT(k, ipsByNetwork), firstControl(c, maps, r.cols.mapControl), r.rules, nicsByVM)
 		inv.Clusters = append(inv.Clusters, c)
 	}
 	return inv
@@ -117,29 +117,47 @@ func sourceNAT(k clusterRow, byNetwork map[int64][]ipRow) *ipRow {
 }
 
 // firstControl picks the VM to reach kubectl on among the VMs the API would list (existing and
-// not expunged), in map order: the first row flagged control_node (4.16 and later); without one,
-// the API source's rule: the first VM named like a control node, else the first Running VM.
-func firstControl(rows []mapRow, flagged bool) *mapRow {
+// not expunged), in map order, preferring a Running VM as the API source does (a Stopped or
+// Destroyed first control node cannot answer): among the rows flagged control_node (4.16 and
+// later), the first Running one, else the first; without a flagged row, the API source's rule:
+// the first Running VM named like a control node that is not an etcd node, else the first such
+// VM, else the first Running VM that is not an etcd node.
+func firstControl(c collector.Cluster, rows []mapRow, flagged bool) *mapRow {
 	var visible []*mapRow
 	for i := range rows {
 		if rows[i].vm.Valid && !rows[i].removed.Valid {
 			visible = append(visible, &rows[i])
 		}
 	}
-	if flagged {
+	etcd := func(m *mapRow) bool { return m.etcd || collector.IsEtcdName(c, m.name.String) }
+	// runningFirst returns the first Running row that ok accepts, else the first such row.
+	runningFirst := func(ok func(*mapRow) bool) *mapRow {
+		var first *mapRow
 		for _, m := range visible {
-			if m.control {
+			if !ok(m) {
+				continue
+			}
+			if m.state.String == "Running" {
 				return m
 			}
+			if first == nil {
+				first = m
+			}
 		}
+		return first
 	}
-	for _, m := range visible {
-		if strings.Contains(strings.ToLower(m.name.String), "-control") {
+	if flagged {
+		if m := runningFirst(func(m *mapRow) bool { return m.control }); m != nil {
 			return m
 		}
 	}
+	if m := runningFirst(func(m *mapRow) bool {
+		return strings.Contains(strings.ToLower(m.name.String), "-control") && !etcd(m)
+	}); m != nil {
+		return m
+	}
 	for _, m := range visible {
-		if m.state.String == "Running" {
+		if m.state.String == "Running" && !etcd(m) {
 			return m
 		}
 	}

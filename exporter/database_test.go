@@ -1,0 +1,373 @@
+package exporter
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstacktest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/mariadbtest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
+)
+
+// TestMain stops the MariaDB server the database tests start (mariadbtest.Start).
+func TestMain(m *testing.M) { os.Exit(mariadbtest.Main(m)) }
+
+// readTables are the tables the database source reads (collector/database/queries.go), the only
+// ones its account is granted SELECT on; information_schema needs no grant.
+var readTables = []string{
+	"kubernetes_cluster", "kubernetes_cluster_vm_map", "vm_instance", "user_vm", "account", "domain",
+	"projects", "data_center", "networks", "user_ip_address", "firewall_rules", "port_forwarding_rules", "nics",
+}
+
+// e2ePassword is the exporter's database password: distinctive, with the characters a DSN parser
+// trips on, so that a leak into the log or /findings cannot be missed.
+const e2ePassword = "E2e-db/p4ss@w0rd:x"
+
+// mirrorSimulator writes the simulated cloud as CloudStack's database holds it: the same internal
+// ids, uuids, names, states and creation times; one isolated network per cluster whose source NAT
+// address is the cluster's public IP (127.0.0.1); control_node set on the control nodes' map rows;
+// and each cluster's SSH port-forwarding rule, public port the cluster's simulated control node.
+func mirrorSimulator(t *testing.T, sim *simulator.Simulator) *mariadbtest.World {
+	t.Helper()
+	w := mariadbtest.NewWorld()
+	w.Root.UUID = "d0000000-0000-4000-8000-000000000001" // the simulator's ROOT
+	accounts := map[string]*mariadbtest.Account{}
+	account := func(name string) *mariadbtest.Account {
+		if accounts[name] == nil {
+			accounts[name] = w.AddAccount(name)
+		}
+		return accounts[name]
+	}
+	var next int64 = 100 // ids of networks, addresses, rules, NICs and map rows
+	id := func() int64 { next++; return next }
+	sim.CloudStack.Read(func(cw *cloudstacktest.World) {
+		vms := map[int64]*mariadbtest.VM{}
+		byUUID := map[string]*mariadbtest.VM{}
+		for _, v := range cw.VMs {
+			m := &mariadbtest.VM{ID: v.InternalID, UUID: v.ID, Name: v.Name, DisplayName: "display " + v.Name,
+				InstanceName: fmt.Sprintf("i-%d-%d-VM", account(v.Account).ID, v.InternalID), State: v.State,
+				Account: account(v.Account), Domain: w.Root, Created: v.Created, Removed: v.Removed}
+			vms[v.InternalID], byUUID[v.ID] = m, m
+			w.VMs = append(w.VMs, m)
+		}
+		slices.SortFunc(w.VMs, func(a, b *mariadbtest.VM) int { return int(a.ID - b.ID) })
+		ips := map[string]*mariadbtest.PublicIP{}
+		for _, c := range cw.Clusters {
+			w.Zone.UUID, w.Zone.Name = c.ZoneID, c.ZoneName // one zone: zone1
+			n := &mariadbtest.Network{ID: id(), UUID: c.NetworkID, GuestType: "Isolated"}
+			w.Networks = append(w.Networks, n)
+			k := &mariadbtest.Cluster{ID: c.InternalID, UUID: c.ID, Name: c.Name, State: c.State, Type: c.ClusterType,
+				Zone: w.Zone, Network: n, Account: account(c.Account), Domain: w.Root,
+				ControlNodes: c.ControlNodes, Nodes: c.Size, EtcdNodes: c.EtcdNodes, Created: c.Created}
+			w.Clusters = append(w.Clusters, k)
+			for i, vmID := range c.VMMap {
+				w.Maps = append(w.Maps, &mariadbtest.MapRow{ID: id(), ClusterID: k.ID, VMID: vmID, Control: int64(i) < c.ControlNodes})
+				if v := vms[vmID]; v != nil {
+					w.Nics = append(w.Nics, &mariadbtest.Nic{ID: id(), VM: v, Network: n, Address: cw.VMs[vmID].IPAddress, Default: true})
+				}
+			}
+			ip := &mariadbtest.PublicIP{ID: id(), UUID: c.IPAddressID, Address: c.IPAddress, Network: n, SourceNAT: true}
+			ips[c.IPAddressID] = ip
+			w.IPs = append(w.IPs, ip)
+		}
+		for _, r := range cw.PortForwardingRules {
+			w.Rules = append(w.Rules, &mariadbtest.PortForwardingRule{ID: id(), IP: ips[r.IPAddressID], VM: byUUID[r.VirtualMachineID],
+				PublicPort: r.PublicPort, PrivatePort: r.PrivatePort})
+		}
+	})
+	return w
+}
+
+// exporterAccount creates the exporter's own database account with SELECT on exactly the tables
+// the database source reads, and returns its DSN and what drops it.
+func exporterAccount(t *testing.T, d *mariadbtest.Database) (dsn string, grant, drop func()) {
+	t.Helper()
+	cfg, err := mysql.ParseDSN(d.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := d.Name // unique per database, so parallel test binaries never share it
+	grant = func() {
+		t.Helper()
+		stmts := []string{fmt.Sprintf("CREATE USER '%s'@'%%' IDENTIFIED BY '%s'", user, e2ePassword)}
+		for _, table := range readTables {
+			stmts = append(stmts, fmt.Sprintf("GRANT SELECT ON `%s`.`%s` TO '%s'@'%%'", d.Name, table, user))
+		}
+		for _, q := range stmts {
+			if _, err := d.Admin.Exec(q); err != nil {
+				t.Skipf("the test server does not let the administrator create an account (%v): %s", err, q)
+			}
+		}
+	}
+	drop = func() {
+		t.Helper()
+		if _, err := d.Admin.Exec(fmt.Sprintf("DROP USER IF EXISTS '%s'@'%%'", user)); err != nil {
+			t.Fatal(err)
+		}
+		// Dropping an account leaves its sessions open: end them, as a restarted server would.
+		rows, err := d.Admin.Query("SELECT id FROM information_schema.processlist WHERE user = ?", user)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []int64
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, id)
+		}
+		rows.Close()
+		for _, id := range ids {
+			_, _ = d.Admin.Exec(fmt.Sprintf("KILL CONNECTION %d", id)) // it may have ended by itself
+		}
+	}
+	grant()
+	t.Cleanup(func() { _, _ = d.Admin.Exec(fmt.Sprintf("DROP USER IF EXISTS '%s'@'%%'", user)) })
+	cfg.User, cfg.Passwd, cfg.DBName = user, e2ePassword, d.Name
+	return cfg.FormatDSN(), grant, drop
+}
+
+// findingsReport fetches /findings, and its raw text.
+func (e *env) findingsReport() (Report, string) {
+	e.t.Helper()
+	resp, err := http.Get(e.url + "/findings")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var r Report
+	if err := json.Unmarshal(body, &r); err != nil {
+		e.t.Fatalf("/findings: %v\n%s", err, body)
+	}
+	return r, string(body)
+}
+
+// assertNoPassword checks that the password is nowhere in the log, /findings or /metrics.
+func (e *env) assertNoPassword(password string) {
+	e.t.Helper()
+	e.logs.mu.Lock()
+	for _, l := range e.logs.lines {
+		text := l.Msg
+		for k, v := range l.Attrs {
+			text += " " + k + "=" + v
+		}
+		if strings.Contains(text, password) {
+			e.t.Errorf("the log holds the database password: %s", text)
+		}
+	}
+	e.logs.mu.Unlock()
+	if _, body := e.findingsReport(); strings.Contains(body, password) {
+		e.t.Errorf("/findings holds the database password:\n%s", body)
+	}
+	for k := range e.metrics() {
+		if strings.Contains(k, password) {
+			e.t.Errorf("/metrics holds the database password: %s", k)
+		}
+	}
+}
+
+// TestScenario3FromTheDatabase is the test report's scenario 3 in full, with inventory.source
+// database: map rows for an expunged VM and for VM id 999999, which the API cannot show. The
+// exporter reads clusters, map rows and VMs from MariaDB as an account that may only SELECT the
+// tables it reads, runs kubectl over SSH on the control node the database names (the cluster's
+// source NAT address and the public port of the port-forwarding rule to port 22 of its first
+// control VM), and announces through the CloudStack API. The database is also lost for a while.
+func TestScenario3FromTheDatabase(t *testing.T) {
+	db := mariadbtest.Start(t) // skips without MariaDB (fails in CI)
+	e, cs := newEnv(t, simulator.ClusterSpec{Name: "test", Workers: 2}, simulator.ClusterSpec{Name: "other", Workers: 1})
+	test := cs[0]
+
+	w := mirrorSimulator(t, e.sim)
+	for _, c := range cs {
+		control := slices.IndexFunc(w.VMs, func(v *mariadbtest.VM) bool { return v.Name == c.Control })
+		rule := slices.IndexFunc(w.Rules, func(r *mariadbtest.PortForwardingRule) bool { return r.VM == w.VMs[control] })
+		if rule < 0 || w.Rules[rule].PublicPort != e.sim.Node(c.ID).Port() || w.Rules[rule].PrivatePort != 22 || w.Rules[rule].IP.Address != "127.0.0.1" {
+			t.Fatalf("cluster %s: no rule from 127.0.0.1:%d to port 22 of %s in the database", c.Name, e.sim.Node(c.ID).Port(), c.Control)
+		}
+	}
+	d := db.NewDatabase(t)
+	w.Load(t, d)
+	dsn, grant, drop := exporterAccount(t, d)
+	t.Setenv("CKS_DRIFT_E2E_DSN", dsn)
+
+	e.writeConfig("  interval: 100ms\n", "")
+	f, err := os.OpenFile(e.cfg, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("inventory:\n  source: database\ndatabase:\n  dsn: ${CKS_DRIFT_E2E_DSN}\n  query_timeout: 5s\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e.start()
+
+	// 1: baseline over three cycles: both clusters checked, kubectl reached on the control node
+	// the database names, no finding, no write, nothing logged at info or above. The inventory
+	// comes from the database alone: no list call reaches the API.
+	e.nextCycles(3)
+	if f := e.findings(); len(f) != 0 {
+		t.Fatalf("baseline findings: %v", f)
+	}
+	m := e.metrics()
+	if got := matching(m, `^cks_drift_(cluster_checked|kubectl_reachable)\{`); len(got) != 4 {
+		t.Fatalf("checked and reachable series: %v", got)
+	}
+	for k, v := range matching(m, `^cks_drift_(cluster_checked|kubectl_reachable|up)\b`) {
+		if v != 1 {
+			t.Errorf("%s = %v, want 1", k, v)
+		}
+	}
+	for _, c := range cs {
+		if n := e.sim.Node(c.ID).Commands(); n < 3 {
+			t.Errorf("cluster %s: %d kubectl runs on its control node over 3 cycles", c.Name, n)
+		}
+	}
+	for _, c := range e.sim.CloudStack.Calls() {
+		if strings.HasPrefix(c.Command, "list") {
+			t.Errorf("the exporter called %s with inventory.source database", c.Command)
+		}
+	}
+	if w := e.writes(); len(w) != 0 {
+		t.Fatalf("baseline writes: %v", w)
+	}
+	if l := e.logs.since(0, slog.LevelInfo); len(l) != 0 {
+		t.Fatalf("logged at info or above while everything matches: %+v", l)
+	}
+
+	// 3: two rows inserted into test's map. One names the VM of a node removed from "other"
+	// earlier, expunged (removed set, state Expunging); the other VM id 999999, which no VM has.
+	goneCreated := time.Now().UTC().Add(-24 * time.Hour).Truncate(time.Second)
+	gone := struct {
+		id         int64
+		uuid, name string
+	}{489, "5dad63d3-0000-4000-8000-000000000489", fmt.Sprintf("other-node-%x", goneCreated.UnixMilli())}
+	var testID, alice int64
+	for _, c := range w.Clusters {
+		if c.UUID == test.ID {
+			testID, alice = c.ID, c.Account.ID
+		}
+	}
+	const goneRow, missingRow = 901, 902
+	for _, q := range []struct {
+		q    string
+		args []any
+	}{
+		{"INSERT INTO vm_instance (id, uuid, name, instance_name, state, created, removed, account_id, domain_id) VALUES (?, ?, ?, ?, 'Expunging', ?, ?, ?, ?)",
+			[]any{gone.id, gone.uuid, gone.name, fmt.Sprintf("i-%d-%d-VM", alice, gone.id), goneCreated, goneCreated.Add(time.Hour), alice, w.Root.ID}},
+		{"INSERT INTO user_vm (id, display_name) VALUES (?, ?)", []any{gone.id, gone.name}},
+		{"INSERT INTO kubernetes_cluster_vm_map (id, cluster_id, vm_id) VALUES (?, ?, ?), (?, ?, 999999)", []any{goneRow, testID, gone.id, missingRow, testID}},
+	} {
+		if _, err := d.Admin.Exec(q.q, q.args...); err != nil {
+			t.Fatalf("%s: %v", q.q, err)
+		}
+	}
+	expunged := "VM " + gone.name + " (" + gone.uuid + ") is one of the VMs of Kubernetes cluster test in CloudStack, but has been or is being expunged"
+	missing := "VM with ID 999999 is one of the VMs of Kubernetes cluster test in CloudStack, but does not exist"
+	want := []string{"test mapped_vm_expunged " + gone.name, "test mapped_vm_missing "}
+	e.waitFor("mapped_vm_expunged and mapped_vm_missing", func() bool { return slices.Equal(e.findings(), want) })
+	e.nextCycles(3)
+	written := e.writes()
+	if count(written, "addAnnotation [WARN] "+expunged) != 1 || count(written, "addAnnotation [WARN] "+missing) != 1 ||
+		count(written, "generateAlert "+expunged, "This is only reported, nothing was changed.") != 1 ||
+		count(written, "generateAlert "+missing, "This is only reported, nothing was changed.") != 1 || len(written) != 4 {
+		t.Fatalf("writes after the rows were inserted (want one annotation and one alert each, once): %q", written)
+	}
+	if a := e.storedAlerts(); len(a) != 2 || count(a, expunged) != 1 || count(a, missing) != 1 {
+		t.Fatalf("stored alerts: %q", a)
+	}
+	warns := e.logs.since(0, slog.LevelWarn)
+	if len(warns) != 2 || warns[0].Attrs["kind"] == warns[1].Attrs["kind"] {
+		t.Fatalf("WARN lines: %+v", warns)
+	}
+	if got := matching(e.metrics(), `^cks_drift_finding\{.*kind="mapped_vm_missing",vm_id="999999",vm_name=""`); len(got) != 1 {
+		t.Errorf("mapped_vm_missing series with vm_id 999999: %v", got)
+	}
+	if got := matching(e.metrics(), `^cks_drift_finding\{.*kind="mapped_vm_expunged",vm_id="`+gone.uuid+`",vm_name="`+gone.name+`"`); len(got) != 1 {
+		t.Errorf("mapped_vm_expunged series with the VM's uuid and name: %v", got)
+	}
+
+	// The database is lost: the exporter's account is dropped and its sessions killed. Cycles
+	// fail (cks_drift_up 0), the findings are kept and nothing is resolved or announced; the
+	// password is in no log line and not on /findings.
+	mark, failures := e.logs.mark(), e.metrics()["cks_drift_cycle_failures_total"]
+	drop()
+	e.waitFor("cks_drift_up 0", func() bool { return e.metrics()["cks_drift_up"] == 0 })
+	e.nextCycles(3)
+	m = e.metrics()
+	if m["cks_drift_up"] != 0 || m["cks_drift_cycle_failures_total"] < failures+3 {
+		t.Errorf("database lost: cks_drift_up %v, %v failed cycles (before: %v)", m["cks_drift_up"], m["cks_drift_cycle_failures_total"], failures)
+	}
+	if f := e.findings(); !slices.Equal(f, want) {
+		t.Errorf("findings while the database is lost: %v, want them kept: %v", f, want)
+	}
+	if w := e.writes(); !slices.Equal(w, written) {
+		t.Errorf("writes while the database is lost: %q", w[len(written):])
+	}
+	if a := e.storedAlerts(); len(a) != 2 {
+		t.Errorf("stored alerts while the database is lost: %q", a)
+	}
+	report, _ := e.findingsReport()
+	if report.Cycle.Success || !strings.HasPrefix(report.Cycle.Error, "database: ") || report.FindingCount() != 2 {
+		t.Errorf("/findings while the database is lost: success %v, error %q, %d findings", report.Cycle.Success, report.Cycle.Error, report.FindingCount())
+	}
+	t.Logf("cycle error: %s", report.Cycle.Error)
+	for _, l := range e.logs.since(mark, slog.LevelInfo) {
+		if l.Level != slog.LevelError || !strings.Contains(l.Msg, "Could not read the inventory") {
+			t.Errorf("logged while the database is lost: %+v", l)
+		}
+	}
+	e.assertNoPassword(e2ePassword)
+
+	// The account is back: cycles succeed again, nothing is announced again.
+	grant()
+	e.waitFor("cks_drift_up 1", func() bool { return e.metrics()["cks_drift_up"] == 1 })
+	e.nextCycles(2)
+	if f := e.findings(); !slices.Equal(f, want) {
+		t.Errorf("findings after the database came back: %v, want %v", f, want)
+	}
+	if w := e.writes(); !slices.Equal(w, written) {
+		t.Errorf("re-announced after the database came back: %q", w[len(written):])
+	}
+
+	// The rows removed: one INFO annotation, the alerts archived, no new alert.
+	mark = e.logs.mark()
+	if _, err := d.Admin.Exec("DELETE FROM kubernetes_cluster_vm_map WHERE id IN (?, ?)", goneRow, missingRow); err != nil {
+		t.Fatal(err)
+	}
+	e.waitFor("the VM side to match again", func() bool { return len(e.findings()) == 0 })
+	e.nextCycles(2)
+	after := e.writes()[len(written):]
+	if count(after, "addAnnotation [INFO] The VM map of Kubernetes cluster test matches the VMs of the cluster in CloudStack again") != 1 ||
+		count(after, "generateAlert") != 0 || count(after, "archiveAlerts")+1 != len(after) {
+		t.Fatalf("writes after the rows were removed: %q", after)
+	}
+	if a := e.storedAlerts(); len(a) != 0 {
+		t.Fatalf("the cleared findings' alerts are not archived: %q", a)
+	}
+	if l := e.logs.since(mark, slog.LevelInfo); len(l) != 1 || l[0].Level != slog.LevelInfo {
+		t.Fatalf("log after the rows were removed: %+v", l)
+	}
+	e.assertNoPassword(e2ePassword)
+	for _, c := range e.sim.CloudStack.Calls() {
+		if slices.Contains([]string{"listKubernetesClusters", "listVirtualMachines", "listPortForwardingRules"}, c.Command) {
+			t.Errorf("the exporter read its inventory through the API (%s) with inventory.source database", c.Command)
+		}
+	}
+}
