@@ -93,6 +93,28 @@ func (w *walker) expand(n *yaml.Node, key string, t reflect.Type) {
 	}
 }
 
+// hideSecrets replaces in msg every value of a secret key as the decoder sees it (expanded,
+// through an alias), longest first so that a secret holding another is hidden whole.
+func (w *walker) hideSecrets(msg string) string {
+	var values []string
+	for _, located := range w.lines {
+		for _, l := range located {
+			n := l.node
+			if n.Kind == yaml.AliasNode && n.Alias != nil {
+				n = n.Alias
+			}
+			if n.Kind == yaml.ScalarNode && n.Value != "" && schema.types[l.key] == reflect.TypeFor[Secret]() {
+				values = append(values, n.Value)
+			}
+		}
+	}
+	slices.SortFunc(values, func(a, b string) int { return len(b) - len(a) })
+	for _, v := range values {
+		msg = strings.ReplaceAll(msg, v, redactedSecret)
+	}
+	return msg
+}
+
 // schema maps every dotted key the file may hold to the Go type it decodes
 // into, and each section's Go type name, as yaml prints it, to its key.
 var schema = newKeySchema(reflect.TypeFor[Config]())

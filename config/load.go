@@ -180,7 +180,11 @@ func decode(root *yaml.Node, cfg *Config, w *walker) []*problem {
 	var te *yaml.TypeError
 	if !errors.As(err, &te) {
 		if err != nil {
-			return []*problem{yamlProblem(err.Error())}
+			// yaml stops at a value it cannot decode, such as "!!int abc", and quotes it in
+			// full: a secret's value must not show.
+			p := yamlProblem(err.Error())
+			p.msg = w.hideSecrets(p.msg)
+			return []*problem{p}
 		}
 		return nil
 	}

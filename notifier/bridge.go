@@ -49,12 +49,21 @@ func (n *Notifier) Receive(w Webhook) (changed int) {
 	if s.Firing == nil {
 		s.Firing = make(map[string]Firing)
 	}
-	for _, a := range w.Alerts {
-		kind := collector.Kind(a.Labels["kind"])
-		clusterID := a.Labels["cluster_id"]
-		if clusterID == "" || !slices.Contains(collector.Kinds, kind) || a.Fingerprint == "" {
+	// Alertmanager sends one alert per fingerprint; should a payload hold more, only the last
+	// counts, or applying them all (firing then resolved, or two startsAt) would change the state
+	// again every time the payload is repeated.
+	last := make(map[string]int, len(w.Alerts))
+	for i, a := range w.Alerts {
+		if driftAlert(a) {
+			last[a.Fingerprint] = i
+		}
+	}
+	for i, a := range w.Alerts {
+		if !driftAlert(a) || last[a.Fingerprint] != i {
 			continue
 		}
+		kind := collector.Kind(a.Labels["kind"])
+		clusterID := a.Labels["cluster_id"]
 		f := collector.Finding{Kind: kind, VMID: a.Labels["vm_id"], VMName: a.Labels["vm_name"]}
 		prev, known := s.Firing[a.Fingerprint]
 		switch a.Status {
@@ -74,6 +83,11 @@ func (n *Notifier) Receive(w Webhook) (changed int) {
 		n.save()
 	}
 	return changed
+}
+
+// driftAlert tells the notifier's alerts: with a cluster_id, a fingerprint and a known kind.
+func driftAlert(a WebhookAlert) bool {
+	return a.Labels["cluster_id"] != "" && a.Fingerprint != "" && slices.Contains(collector.Kinds, collector.Kind(a.Labels["kind"]))
 }
 
 // firingOnly returns copies of the statuses with the findings to announce in alertmanager mode:

@@ -23,7 +23,7 @@ func (s *Source) Inventory(ctx context.Context) (collector.Inventory, error) {
 	if s.opts.IncludeProjects {
 		scopes = append(scopes, "-1")
 	}
-	clusters, err := listScopes(scopes, "kubernetes clusters", s.opts.PageSize, func(project string, page, size int) (int, []*cs.KubernetesCluster, error) {
+	clusters, err := listScopes(scopes, "kubernetes clusters", s.opts.PageSize, clusterID, func(project string, page, size int) (int, []*cs.KubernetesCluster, error) {
 		p := c.Kubernetes.NewListKubernetesClustersParams()
 		p.SetListall(true)
 		p.SetPage(page)
@@ -40,7 +40,7 @@ func (s *Source) Inventory(ctx context.Context) (collector.Inventory, error) {
 	if err != nil {
 		return collector.Inventory{}, err
 	}
-	vms, err := listScopes(scopes, "virtual machines", s.opts.PageSize, func(project string, page, size int) (int, []*cs.VirtualMachine, error) {
+	vms, err := listScopes(scopes, "virtual machines", s.opts.PageSize, vmID, func(project string, page, size int) (int, []*cs.VirtualMachine, error) {
 		p := c.VirtualMachine.NewListVirtualMachinesParams()
 		p.SetListall(true)
 		p.SetDetails([]string{"min"})
@@ -60,7 +60,7 @@ func (s *Source) Inventory(ctx context.Context) (collector.Inventory, error) {
 	}
 	var rules []*cs.PortForwardingRule
 	if ruleScopes := s.ruleScopes(clusters); len(ruleScopes) > 0 {
-		rules, err = listScopes(ruleScopes, "port forwarding rules", s.opts.PageSize, func(project string, page, size int) (int, []*cs.PortForwardingRule, error) {
+		rules, err = listScopes(ruleScopes, "port forwarding rules", s.opts.PageSize, ruleID, func(project string, page, size int) (int, []*cs.PortForwardingRule, error) {
 			p := c.Firewall.NewListPortForwardingRulesParams()
 			p.SetListall(true)
 			p.SetPage(page)
@@ -79,6 +79,28 @@ func (s *Source) Inventory(ctx context.Context) (collector.Inventory, error) {
 		}
 	}
 	return s.convert(clusters, vms, rules), nil
+}
+
+// The ids listScopes checks; a null item has none.
+func clusterID(k *cs.KubernetesCluster) string {
+	if k == nil {
+		return ""
+	}
+	return k.Id
+}
+
+func vmID(v *cs.VirtualMachine) string {
+	if v == nil {
+		return ""
+	}
+	return v.Id
+}
+
+func ruleID(r *cs.PortForwardingRule) string {
+	if r == nil {
+		return ""
+	}
+	return r.Id
 }
 
 // ruleScopes returns the scopes whose port-forwarding rules are needed: those of the clusters

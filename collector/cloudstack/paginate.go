@@ -12,7 +12,7 @@ func listAll[T any](what string, size int, fetch page[T]) ([]T, error) {
 	var all []T
 	total := -1
 	for p := 1; ; p++ {
-		count, items, err := fetch(p, size)
+		count, items, err := fetchPage(fetch, p, size)
 		if err != nil {
 			return nil, fmt.Errorf("list %s, page %d: %w", what, p, redact(err))
 		}
@@ -37,9 +37,24 @@ func listAll[T any](what string, size int, fetch page[T]) ([]T, error) {
 	}
 }
 
+// fetchPage calls fetch and turns a panic into an error: cloudstack-go indexes into answers it
+// has not checked (getRawValue panics on {"count":0,"x":[]}), and no answer, whoever sent it,
+// may bring the exporter down.
+func fetchPage[T any](fetch page[T], p, size int) (count int, items []T, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			count, items, err = 0, nil, fmt.Errorf("cloudstack-go cannot read the answer: %v", r)
+		}
+	}()
+	return fetch(p, size)
+}
+
 // listScopes lists in every scope: "" for the resources outside projects, "-1" for those of all
-// projects.
-func listScopes[T any](scopes []string, what string, size int, fetch func(project string, page, size int) (int, []T, error)) ([]T, error) {
+// projects. Within a scope every item needs an id of its own: one without (or null) would be
+// dropped and one listed twice means the list shifted while it was paged, so another item was
+// missed; either way the list is short, and an error. Across scopes an item may repeat (recent
+// CloudStack lists account resources with projectid=-1 too); convert keeps one.
+func listScopes[T any](scopes []string, what string, size int, id func(T) string, fetch func(project string, page, size int) (int, []T, error)) ([]T, error) {
 	var all []T
 	for _, project := range scopes {
 		name := what
@@ -49,6 +64,17 @@ func listScopes[T any](scopes []string, what string, size int, fetch func(projec
 		got, err := listAll(name, size, func(page, size int) (int, []T, error) { return fetch(project, page, size) })
 		if err != nil {
 			return nil, err
+		}
+		seen := make(map[string]bool, len(got))
+		for i, item := range got {
+			switch key := id(item); {
+			case key == "":
+				return nil, fmt.Errorf("list %s: item %d of %d has no id", name, i+1, len(got))
+			case seen[key]:
+				return nil, fmt.Errorf("list %s: %q is listed twice", name, key)
+			default:
+				seen[key] = true
+			}
 		}
 		all = append(all, got...)
 	}
