@@ -26,7 +26,7 @@ func (s *Source) AddAnnotation(ctx context.Context, clusterID, text string) erro
 	p.SetEntityid(clusterID)
 	p.SetAnnotation(text)
 	p.SetAdminsonly(true)
-	if _, err := c.Annotation.AddAnnotation(p); err != nil {
+	if err := guard(func() error { _, err := c.Annotation.AddAnnotation(p); return err }); err != nil {
 		return fmt.Errorf("addAnnotation on cluster %s: %w", clusterID, redact(err))
 	}
 	return nil
@@ -69,7 +69,7 @@ func (s *Source) GenerateAlert(ctx context.Context, alertType int, zoneID, descr
 	if zoneID != "" {
 		p.SetZoneid(zoneID)
 	}
-	if _, err := c.Alert.GenerateAlert(p); err != nil {
+	if err := guard(func() error { _, err := c.Alert.GenerateAlert(p); return err }); err != nil {
 		return fmt.Errorf("generateAlert type %d: %w", alertType, redact(err))
 	}
 	return nil
@@ -81,7 +81,8 @@ func (s *Source) AlertStored(ctx context.Context, alertType int, description str
 	p := c.Alert.NewListAlertsParams()
 	p.SetType(strconv.Itoa(alertType))
 	p.SetName(alertName)
-	r, err := c.Alert.ListAlerts(p)
+	var r *cs.ListAlertsResponse
+	err := guard(func() (err error) { r, err = c.Alert.ListAlerts(p); return err })
 	if err != nil {
 		return false, fmt.Errorf("listAlerts type %d: %w", alertType, redact(err))
 	}
@@ -98,7 +99,7 @@ func (s *Source) ArchiveAlerts(ctx context.Context, alertType int) error {
 	c := s.client(ctx)
 	p := c.Alert.NewArchiveAlertsParams()
 	p.SetType(strconv.Itoa(alertType))
-	if _, err := c.Alert.ArchiveAlerts(p); err != nil {
+	if err := guard(func() error { _, err := c.Alert.ArchiveAlerts(p); return err }); err != nil {
 		return fmt.Errorf("archiveAlerts type %d: %w", alertType, redact(err))
 	}
 	return nil

@@ -2,11 +2,14 @@
 package cloudstack
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -81,8 +84,46 @@ type ctxTransport struct {
 	base http.RoundTripper
 }
 
+// RoundTrip also refuses an error envelope sent with HTTP 200 (a proxy may do that): the SDK
+// would decode it as an empty list, and an empty list of clusters would look like a cloud whose
+// clusters are all gone.
 func (t ctxTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	return t.base.RoundTrip(r.WithContext(t.ctx))
+	resp, err := t.base.RoundTrip(r.WithContext(t.ctx))
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return resp, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	if err := errorEnvelope(body); err != nil {
+		return nil, err
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	return resp, nil
+}
+
+// errorEnvelope returns the error of {"<cmd>response": {"errorcode": N, "errortext": "..."}}. In
+// JSON the quoted key "errorcode" can only appear as a key, so most answers skip the decoding.
+func errorEnvelope(body []byte) error {
+	if !bytes.Contains(body, []byte(`"errorcode"`)) {
+		return nil
+	}
+	var outer map[string]json.RawMessage
+	if json.Unmarshal(body, &outer) != nil {
+		return nil // not JSON: the SDK reports it
+	}
+	for _, inner := range outer {
+		var e struct {
+			Code int    `json:"errorcode"`
+			Text string `json:"errortext"`
+		}
+		if json.Unmarshal(inner, &e) == nil && e.Code != 0 {
+			return fmt.Errorf("CloudStack answered HTTP 200 with error %d: %s", e.Code, e.Text)
+		}
+	}
+	return nil
 }
 
 // redact drops the query from the URL of a transport error. The SDK signs GET requests in the

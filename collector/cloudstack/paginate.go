@@ -37,16 +37,25 @@ func listAll[T any](what string, size int, fetch page[T]) ([]T, error) {
 	}
 }
 
-// fetchPage calls fetch and turns a panic into an error: cloudstack-go indexes into answers it
+// fetchPage calls fetch with guard.
+func fetchPage[T any](fetch page[T], p, size int) (count int, items []T, err error) {
+	err = guard(func() (err error) { count, items, err = fetch(p, size); return err })
+	if err != nil {
+		return 0, nil, err
+	}
+	return count, items, nil
+}
+
+// guard runs one SDK call and turns a panic into an error: cloudstack-go indexes into answers it
 // has not checked (getRawValue panics on {"count":0,"x":[]}), and no answer, whoever sent it,
 // may bring the exporter down.
-func fetchPage[T any](fetch page[T], p, size int) (count int, items []T, err error) {
+func guard(call func() error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			count, items, err = 0, nil, fmt.Errorf("cloudstack-go cannot read the answer: %v", r)
+			err = fmt.Errorf("cloudstack-go cannot read the answer: %v", r)
 		}
 	}()
-	return fetch(p, size)
+	return call()
 }
 
 // listScopes lists in every scope: "" for the resources outside projects, "-1" for those of all
