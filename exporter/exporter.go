@@ -92,14 +92,28 @@ func New(opts Options) (*Exporter, error) {
 		trigger:    make(chan struct{}, 1),
 		announce:   make(chan struct{}, 1),
 	}
-	e.snapshot.Store(&collector.Snapshot{Enabled: cfg.Check.Enabled})
+	// Every failure reason is exported from the start, at zero, so that increase() over it has
+	// data in a healthy cloud too.
+	failures := make(map[string]uint64)
+	for _, r := range kube.Reasons() {
+		failures[r] = 0
+	}
+	e.snapshot.Store(&collector.Snapshot{Enabled: cfg.Check.Enabled, KubectlFailures: failures})
 	e.registry = e.newRegistry()
 	e.reloadOK.Set(1)
 	e.reloadTime.Set(float64(e.now().Unix()))
 	if cfg.SSH.HostKeyPolicy == config.HostKeyInsecure {
 		e.logger.Warn("ssh.host_key_policy is insecure: control nodes' host keys are not verified")
 	}
+	e.warnInsecureTLS(cfg)
 	return e, nil
+}
+
+// warnInsecureTLS warns, at start and on every reload, while the API's certificate is not checked.
+func (e *Exporter) warnInsecureTLS(cfg *config.Config) {
+	if cfg.CloudStack.InsecureSkipVerify {
+		e.logger.Warn("cloudstack.insecure_skip_verify is true: the CloudStack API's TLS certificate is not verified", "endpoint", cfg.CloudStack.Endpoint)
+	}
 }
 
 // Close releases the back ends and the state file.
@@ -171,6 +185,7 @@ func (e *Exporter) reload() error {
 	e.mu.Unlock()
 	e.notifier.Configure(src.cloud, notifierOptions(cfg))
 	e.logger.Info("Configuration reloaded", "file", e.configFile, "check_enabled", cfg.Check.Enabled)
+	e.warnInsecureTLS(cfg)
 	if cfg.Check.Enabled != wasEnabled {
 		e.wake() // turned on: check at once; turned off: publish it at once
 	}

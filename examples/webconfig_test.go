@@ -1,0 +1,214 @@
+package examples
+
+import (
+	"bufio"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/exporter-toolkit/web"
+	"go.yaml.in/yaml/v3"
+	"golang.org/x/crypto/bcrypt"
+)
+
+// webConfigDir is where web-config.yml expects its files.
+const webConfigDir = "/etc/cks-drift-exporter/"
+
+// writeCert writes a self-signed ECDSA certificate for 127.0.0.1 and its key.
+func writeCert(t *testing.T, certFile, keyFile string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "cks-drift-exporter example"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkcs8, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f, b := range map[string]*pem.Block{certFile: {Type: "CERTIFICATE", Bytes: der}, keyFile: {Type: "PRIVATE KEY", Bytes: pkcs8}} {
+		if err := os.MkdirAll(filepath.Dir(f), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, pem.EncodeToMemory(b), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// installedWebConfig copies web-config.yml into a temporary folder that stands for
+// /etc/cks-drift-exporter, with a certificate and a key where the file names them, and returns
+// the copy's path: exporter-toolkit and promtool load the certificate when they check the file.
+func installedWebConfig(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile("web-config.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		TLS struct {
+			CertFile string `yaml:"cert_file"`
+			KeyFile  string `yaml:"key_file"`
+		} `yaml:"tls_server_config"`
+		Users map[string]string `yaml:"basic_auth_users"`
+	}
+	if err := yaml.Unmarshal(data, &c); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{c.TLS.CertFile, c.TLS.KeyFile} {
+		if !strings.HasPrefix(f, webConfigDir) {
+			t.Fatalf("web-config.yml names %q, not a file under %s", f, webConfigDir)
+		}
+	}
+	if len(c.Users) == 0 {
+		t.Fatal("web-config.yml has no basic_auth_users")
+	}
+	for user, hash := range c.Users {
+		if cost, err := bcrypt.Cost([]byte(hash)); err != nil || cost < 10 {
+			t.Errorf("basic_auth_users.%s: not a bcrypt hash of cost 10 or more (cost %d, %v)", user, cost, err)
+		}
+	}
+	dir := t.TempDir() + "/"
+	writeCert(t, strings.Replace(c.TLS.CertFile, webConfigDir, dir, 1), strings.Replace(c.TLS.KeyFile, webConfigDir, dir, 1))
+	path := filepath.Join(dir, "web-config.yml")
+	if err := os.WriteFile(path, []byte(strings.ReplaceAll(string(data), webConfigDir, dir)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestWebConfigExample: the example loads with the exporter's own web package (the code that
+// serves --web.config.file), certificates and users included.
+func TestWebConfigExample(t *testing.T) {
+	if err := web.Validate(installedWebConfig(t)); err != nil {
+		t.Fatalf("web.Validate: %v", err)
+	}
+}
+
+// TestWebConfigPromtool: promtool check web-config accepts the example.
+func TestWebConfigPromtool(t *testing.T) {
+	promtool := requireTool(t, "promtool", "apt-get install prometheus")
+	out := run(t, promtool, "check", "web-config", installedWebConfig(t))
+	if !strings.Contains(out, "SUCCESS") {
+		t.Fatalf("promtool check web-config:\n%s", out)
+	}
+}
+
+// unitDirectives reads a unit file into "Section.Key" -> values, joining continued lines.
+func unitDirectives(t *testing.T, path string) map[string][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := make(map[string][]string)
+	section, pending := "", ""
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if pending != "" {
+			line = pending + " " + line
+			pending = ""
+		}
+		if cut, ok := strings.CutSuffix(line, "\\"); ok {
+			pending = strings.TrimSpace(cut)
+			continue
+		}
+		switch {
+		case line == "" || line[0] == '#' || line[0] == ';':
+		case line[0] == '[':
+			section = strings.Trim(line, "[]")
+		default:
+			k, v, ok := strings.Cut(line, "=")
+			if !ok {
+				t.Fatalf("%s: not a directive: %q", path, line)
+			}
+			out[section+"."+k] = append(out[section+"."+k], v)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+const unitFile = "systemd/cks-drift-exporter.service"
+
+// TestSystemdUnitHardening: the unit carries the sandboxing the README promises.
+func TestSystemdUnitHardening(t *testing.T) {
+	d := unitDirectives(t, unitFile)
+	for key, want := range map[string]string{
+		"User": "cks-drift-exporter", "DynamicUser": "no", "StateDirectory": "cks-drift-exporter",
+		"NoNewPrivileges": "yes", "ProtectSystem": "strict", "ProtectHome": "yes", "PrivateTmp": "yes",
+		"PrivateDevices": "yes", "ProtectKernelTunables": "yes", "ProtectKernelModules": "yes",
+		"ProtectKernelLogs": "yes", "ProtectControlGroups": "yes", "RestrictNamespaces": "yes",
+		"RestrictAddressFamilies": "AF_INET AF_INET6 AF_UNIX", "LockPersonality": "yes",
+		"MemoryDenyWriteExecute": "yes", "SystemCallFilter": "@system-service", "CapabilityBoundingSet": "",
+		"AmbientCapabilities": "", "ReadOnlyPaths": "/etc/cks-drift-exporter",
+		"ExecReload": "/bin/kill -HUP $MAINPID", "Restart": "on-failure",
+	} {
+		got, ok := d["Service."+key]
+		if !ok || got[0] != want {
+			t.Errorf("[Service] %s=%q, want %q", key, got, want)
+		}
+	}
+	start := strings.Join(d["Service.ExecStart"], " ")
+	for _, flag := range []string{"--config.file=/etc/cks-drift-exporter/", "--web.config.file=/etc/cks-drift-exporter/web-config.yml"} {
+		if !strings.Contains(start, flag) {
+			t.Errorf("ExecStart %q lacks %s", start, flag)
+		}
+	}
+}
+
+// TestSystemdUnitVerify: systemd-analyze verify accepts the unit without a warning. It is
+// skipped, in CI too, where systemd-analyze is missing: it comes with systemd, which a CI
+// container need not have, and the hardening test above checks the directives anyway. The
+// binary is replaced by this test's own executable, since verify insists that it exists.
+func TestSystemdUnitVerify(t *testing.T) {
+	analyze, err := exec.LookPath("systemd-analyze")
+	if err != nil {
+		t.Skip("systemd-analyze not installed")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(unitFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unit := strings.Replace(string(data), "ExecStart=/usr/local/bin/cks-drift-exporter ", "ExecStart="+self+" ", 1)
+	if unit == string(data) {
+		t.Fatal("ExecStart does not start /usr/local/bin/cks-drift-exporter")
+	}
+	path := filepath.Join(t.TempDir(), filepath.Base(unitFile))
+	if err := os.WriteFile(path, []byte(unit), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Unknown or misspelt directives are only warnings (exit 0): any output fails the test.
+	out, err := exec.Command(analyze, "verify", path).CombinedOutput()
+	if err != nil || len(strings.TrimSpace(string(out))) > 0 {
+		t.Fatalf("systemd-analyze verify: %v\n%s", err, out)
+	}
+}
