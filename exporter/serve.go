@@ -3,6 +3,7 @@ package exporter
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -29,7 +30,9 @@ func (e *Exporter) Run(ctx context.Context, o ServeOptions) error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: slog.NewLogLogger(e.logger.Handler(), slog.LevelDebug)} // TLS handshake errors of scanners
+
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 

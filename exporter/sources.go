@@ -94,7 +94,7 @@ func newSources(cfg *config.Config, pins kube.PinStore, logger *slog.Logger) (so
 			SSHPort:         cfg.SSH.Port,
 		})
 		if err != nil {
-			return sources{}, fmt.Errorf("database: %w", err)
+			return sources{}, err // names the database and hides the password
 		}
 		src.inventory, src.close = db, db.Close
 	}
