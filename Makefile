@@ -39,3 +39,26 @@ fmt:
 
 clean:
 	rm -f $(BINARY)
+
+# The scale benchmark (not part of `make test`): the exporter's cycle against the simulated cloud
+# with injected latency, for each world size, beside its lower bound and a one-cluster-at-a-time
+# check; see BENCHMARKS.md. `make bench BENCH_CLUSTERS="10 100"` runs fewer worlds,
+# `make bench BENCH_UPDATE=1` rewrites the results in BENCHMARKS.md, `BENCH_GO=0` skips the Go
+# benchmarks (go test -bench -benchmem of collector and exporter). One SSH server per cluster
+# runs in the fake's process: the open files limit is raised as far as the hard limit allows.
+BENCH_CLUSTERS ?= 10 100 1000 5000
+BENCH_UPDATE   ?=
+BENCH_GO       ?= 1
+BENCH_FLAGS    ?=
+.PHONY: bench
+bench:
+	ulimit -n 65536 2>/dev/null || ulimit -n $$(ulimit -Hn); \
+	BENCH_COMMAND='make bench BENCH_CLUSTERS="$(BENCH_CLUSTERS)"$(if $(BENCH_UPDATE), BENCH_UPDATE=$(BENCH_UPDATE))$(if $(filter-out 1,$(BENCH_GO)), BENCH_GO=$(BENCH_GO))$(if $(BENCH_FLAGS), BENCH_FLAGS="$(BENCH_FLAGS)")' \
+	$(GO) run ./bench -clusters "$(BENCH_CLUSTERS)" $(if $(filter 1,$(BENCH_GO)),-go-bench) $(if $(BENCH_UPDATE),-update BENCHMARKS.md) $(BENCH_FLAGS)
+
+# The soak (exporter/soak_test.go): 1,000 short cycles against the simulator with random faults,
+# then checks for leaked goroutines, heap growth and lost or doubled announcements. Takes a few
+# minutes; CKS_DRIFT_SOAK_SEED=n replays a logged seed, CKS_DRIFT_SOAK_CYCLES=n changes the length.
+.PHONY: soak
+soak:
+	CKS_DRIFT_SOAK=1 $(GO) test -race -count=1 -timeout 30m -run '^TestSoak$$' -v ./exporter/

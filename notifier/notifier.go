@@ -183,7 +183,8 @@ func (s *State) settle(o Options, all bool) {
 	}
 }
 
-func (n *Notifier) save() {
+// save writes the state and reports whether it could.
+func (n *Notifier) save() bool {
 	raw, err := json.Marshal(&n.state)
 	if err == nil {
 		err = n.store.SaveNotifierState(raw)
@@ -191,7 +192,10 @@ func (n *Notifier) save() {
 	if err != nil {
 		n.stats.Failures++
 		n.fail("save state", err)
+		return false
 	}
+	n.ok("save state")
+	return true
 }
 
 // fail counts nothing itself; it logs a failing reason once, not every cycle.

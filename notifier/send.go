@@ -79,9 +79,15 @@ func (n *Notifier) send(ctx context.Context, jobs []job) {
 	now := n.now()
 	var todo []job
 	for _, j := range jobs {
-		if p := n.part(j); p != nil && !p.Attempted.IsZero() && n.alreadyAccepted(ctx, j, p.Attempted) {
-			p.Done = true
-			continue
+		if p := n.part(j); p != nil && !p.Attempted.IsZero() {
+			accepted, known := n.alreadyAccepted(ctx, j, p.Attempted)
+			if !known {
+				continue // the earlier attempt may have got through: ask again next cycle, never resend blindly
+			}
+			if accepted {
+				p.Done = true
+				continue
+			}
 		}
 		todo = append(todo, j)
 	}
@@ -94,7 +100,11 @@ func (n *Notifier) send(ctx context.Context, jobs []job) {
 		sm.Description = summaryDescription(sm.Capped, sm.Limit, n.opts.FindingsURL)
 		sm.Part.Attempted = now
 	}
-	n.save()
+	if !n.save() {
+		// The attempts are not on disk: a call made now would be made again after a restart.
+		// Everything stays owed until the state file can be written.
+		return
+	}
 	for _, j := range todo {
 		if ctx.Err() != nil {
 			return
@@ -137,8 +147,9 @@ func (n *Notifier) texts(j job) (annotation, description string, alertType int, 
 	return WarnAnnotation(a.Message), AlertDescription(a.Message), a.AlertType, a.Kind
 }
 
-// alreadyAccepted asks CloudStack whether an earlier attempt of the job got through.
-func (n *Notifier) alreadyAccepted(ctx context.Context, j job, since time.Time) bool {
+// alreadyAccepted asks CloudStack whether an earlier attempt of the job got through; known is
+// false when CloudStack could not say.
+func (n *Notifier) alreadyAccepted(ctx context.Context, j job, since time.Time) (accepted, known bool) {
 	annotation, description, alertType, _ := n.texts(j)
 	var ok bool
 	var err error
@@ -150,9 +161,9 @@ func (n *Notifier) alreadyAccepted(ctx context.Context, j job, since time.Time) 
 	if err != nil {
 		n.stats.Failures++
 		n.fail("look up an earlier attempt", err)
-		return false
+		return false, false
 	}
-	return ok
+	return ok, true
 }
 
 func (n *Notifier) do(ctx context.Context, j job) {

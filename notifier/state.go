@@ -135,7 +135,7 @@ func (s *State) updateSide(cs *ClusterState, c collector.Cluster, side collector
 	hadFindings := len(ss.Findings) > 0
 	for key, a := range ss.Findings {
 		if !current[key] {
-			if a.AlertType != 0 && a.Alert.Done && !a.Capped {
+			if a.mayHaveAlert() {
 				s.Archive = appendUnique(s.Archive, a.AlertType)
 			}
 			delete(ss.Findings, key)
@@ -158,10 +158,17 @@ func (s *State) updateSide(cs *ClusterState, c collector.Cluster, side collector
 
 func (s *State) archiveAll(ss *SideState) {
 	for _, a := range ss.Findings {
-		if a.AlertType != 0 && a.Alert.Done && !a.Capped {
+		if a.mayHaveAlert() {
 			s.Archive = appendUnique(s.Archive, a.AlertType)
 		}
 	}
+}
+
+// mayHaveAlert reports whether CloudStack may hold the finding's alert: sent, or attempted with
+// an outcome never learnt (its job could not be queried, or the process stopped). Such an alert
+// must be archived when the finding clears, or it stays open in CloudStack.
+func (a *Announcement) mayHaveAlert() bool {
+	return a.AlertType != 0 && !a.Capped && (a.Alert.Done || !a.Alert.Attempted.IsZero())
 }
 
 // restoreFirstSeen gives the status's findings the first-seen times remembered across restarts.

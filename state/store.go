@@ -4,6 +4,7 @@ package state
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -47,11 +48,25 @@ func Open(path string, readOnly bool) (s *Store, err error) {
 	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, fmt.Errorf("state file %s is locked by another process (is another exporter running with the same storage.path?)", path)
 	}
+	if errors.Is(err, fs.ErrPermission) {
+		// Not damage: moving the file away would announce every open finding again.
+		return nil, fmt.Errorf("state file %s cannot be opened for writing (%w); give the exporter's user read and write access to it", path, err)
+	}
 	if err != nil {
 		return nil, corrupt(path, err)
 	}
 	s = &Store{db: db, path: path}
 	if readOnly {
+		return s, nil
+	}
+	// Read the whole file before writing to it: damage is reported here, as an error and with
+	// the file untouched, not later as a panic; an intact file needs no write to be opened.
+	ready, err := readAll(db)
+	if err != nil {
+		_ = db.Close()
+		return nil, corrupt(path, err)
+	}
+	if ready {
 		return s, nil
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
@@ -73,6 +88,43 @@ func Open(path string, readOnly bool) (s *Store, err error) {
 		return nil, corrupt(path, err)
 	}
 	return s, nil
+}
+
+// readAll reads every bucket and key, turning a panic of bbolt on a damaged page into an error,
+// and reports whether the file already holds the current schema and the host key bucket.
+func readAll(db *bolt.DB) (ready bool, err error) {
+	defer func() {
+		if r := recover(); r != nil { // View has rolled the transaction back
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	err = db.View(func(tx *bolt.Tx) error {
+		if err := tx.ForEach(func(_ []byte, b *bolt.Bucket) error { return readBucket(b) }); err != nil {
+			return err
+		}
+		meta := tx.Bucket(bucketMeta)
+		if meta == nil {
+			return nil
+		}
+		v := meta.Get(keySchema)
+		if v != nil && string(v) != string(schemaVersion) {
+			return fmt.Errorf("schema version %q, this exporter reads %q", v, schemaVersion)
+		}
+		ready = v != nil && tx.Bucket(bucketHostKeys) != nil
+		return nil
+	})
+	return ready, err
+}
+
+func readBucket(b *bolt.Bucket) error {
+	return b.ForEach(func(k, v []byte) error {
+		if v == nil {
+			if nested := b.Bucket(k); nested != nil {
+				return readBucket(nested)
+			}
+		}
+		return nil
+	})
 }
 
 func corrupt(path string, err error) error {
