@@ -22,9 +22,13 @@ all: build
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BINARY) ./cmd/cks-drift-exporter
 
+# Every test: unit and end-to-end tests (with promtool, Prometheus, Alertmanager and MariaDB when
+# installed; .ci/run installs them), then each fuzz target for a short, fixed time.
+FUZZTIME ?= 5s
 test:
 	$(GO) vet ./...
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 20m ./...
+	GO=$(GO) scripts/fuzz.sh $(FUZZTIME)
 
 demo:
 	$(GO) run ./cmd/cks-drift-demo
