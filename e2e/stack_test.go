@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -16,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/tooltest"
 )
 
 // Bounds of the test's waits. Every wait polls; none is a fixed sleep.
@@ -37,14 +38,7 @@ func requireTools(t *testing.T) tools {
 	t.Helper()
 	tl := tools{"/usr/bin/prometheus", "/usr/bin/prometheus-alertmanager", "/usr/bin/promtool", "/usr/bin/amtool"}
 	for _, p := range []string{tl.prometheus, tl.alertmanager, tl.promtool, tl.amtool} {
-		if _, err := os.Stat(p); err == nil {
-			continue
-		}
-		const msg = "prometheus/prometheus-alertmanager not installed: apt-get install prometheus prometheus-alertmanager"
-		if ci := os.Getenv("CI"); ci != "" && ci != "false" && ci != "0" {
-			t.Fatalf("%s (%s missing) but CI=%s", msg, p, ci)
-		}
-		t.Skip(msg)
+		tooltest.Require(t, p, "apt-get install prometheus prometheus-alertmanager")
 	}
 	return tl
 }

@@ -14,21 +14,13 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/tooltest"
 )
 
-// requireTool returns the path of a command, skipping the test when it is missing, or failing
-// it when CI is set, so that a CI machine without the tool cannot pass silently.
+// requireTool returns the path of a command; see tooltest.Require.
 func requireTool(t *testing.T, name, hint string) string {
 	t.Helper()
-	path, err := exec.LookPath(name)
-	if err == nil {
-		return path
-	}
-	if ci := os.Getenv("CI"); ci != "" && ci != "false" && ci != "0" {
-		t.Fatalf("%s not installed but CI=%s: %s", name, ci, hint)
-	}
-	t.Skip(name + " not installed: " + hint)
-	return ""
+	return tooltest.Require(t, name, hint)
 }
 
 func run(t *testing.T, name string, args ...string) string {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 	"github.com/cks-drift-exporter/cks-drift-exporter/exporter"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/tooltest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/rules/promqlcheck"
 )
 
@@ -57,19 +58,10 @@ type testFile struct {
 	} `yaml:"tests"`
 }
 
-// requireTool returns the path of a command, skipping the test when it is missing, or failing
-// it when CI is set, so that a CI machine without the tool cannot pass silently.
+// requireTool returns the path of a command; see tooltest.Require.
 func requireTool(t *testing.T, name, hint string) string {
 	t.Helper()
-	path, err := exec.LookPath(name)
-	if err == nil {
-		return path
-	}
-	if ci := os.Getenv("CI"); ci != "" && ci != "false" && ci != "0" {
-		t.Fatalf("%s not installed but CI=%s: %s", name, ci, hint)
-	}
-	t.Skip(name + " not installed: " + hint)
-	return ""
+	return tooltest.Require(t, name, hint)
 }
 
 func TestPromtool(t *testing.T) {

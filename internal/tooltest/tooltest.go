@@ -1,0 +1,30 @@
+// Package tooltest finds the programs that tests run (promtool, Prometheus, Alertmanager), so
+// that a machine without them skips those tests and a CI machine without them fails.
+package tooltest
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// InCI reports whether the environment variable CI says the tests run in CI.
+func InCI() bool {
+	ci := os.Getenv("CI")
+	return ci != "" && ci != "false" && ci != "0"
+}
+
+// Require returns the path of a command found on PATH (or given as an absolute path), skipping
+// the test when it is missing, or failing it in CI, so that CI cannot pass silently.
+func Require(t testing.TB, name, hint string) string {
+	t.Helper()
+	path, err := exec.LookPath(name)
+	if err == nil {
+		return path
+	}
+	if InCI() {
+		t.Fatalf("%s not installed but CI is set: %s", name, hint)
+	}
+	t.Skip(name + " not installed: " + hint)
+	return ""
+}
