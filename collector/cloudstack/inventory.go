@@ -23,57 +23,62 @@ func (s *Source) Inventory(ctx context.Context) (collector.Inventory, error) {
 	if s.opts.IncludeProjects {
 		scopes = append(scopes, "-1")
 	}
-	clusters, err := listScopes(scopes, "kubernetes clusters", s.opts.PageSize, clusterID, func(project string, page, size int) (int, []*cs.KubernetesCluster, error) {
-		p := c.Kubernetes.NewListKubernetesClustersParams()
-		p.SetListall(true)
-		p.SetPage(page)
-		p.SetPagesize(size)
-		if project != "" {
-			p.SetProjectid(project)
-		}
-		r, err := c.Kubernetes.ListKubernetesClusters(p)
-		if err != nil {
-			return 0, nil, err
-		}
-		return r.Count, r.KubernetesClusters, nil
-	})
-	if err != nil {
-		return collector.Inventory{}, err
-	}
-	vms, err := listScopes(scopes, "virtual machines", s.opts.PageSize, vmID, func(project string, page, size int) (int, []*cs.VirtualMachine, error) {
-		p := c.VirtualMachine.NewListVirtualMachinesParams()
-		p.SetListall(true)
-		p.SetDetails([]string{"min"})
-		p.SetPage(page)
-		p.SetPagesize(size)
-		if project != "" {
-			p.SetProjectid(project)
-		}
-		r, err := c.VirtualMachine.ListVirtualMachines(p)
-		if err != nil {
-			return 0, nil, err
-		}
-		return r.Count, r.VirtualMachines, nil
-	})
-	if err != nil {
-		return collector.Inventory{}, err
-	}
-	var rules []*cs.PortForwardingRule
-	if ruleScopes := s.ruleScopes(clusters); len(ruleScopes) > 0 {
-		rules, err = listScopes(ruleScopes, "port forwarding rules", s.opts.PageSize, ruleID, func(project string, page, size int) (int, []*cs.PortForwardingRule, error) {
-			p := c.Firewall.NewListPortForwardingRulesParams()
+	// Each page is shrunk to what the check needs as soon as it is decoded: the SDK's structs
+	// of a whole large cloud would take several times the memory of the inventory itself.
+	clusters, err := listScopes(scopes, "kubernetes clusters", s.opts.PageSize, func(r clusterRow) string { return r.cluster.ID },
+		func(project string, page, size int) (int, []clusterRow, error) {
+			p := c.Kubernetes.NewListKubernetesClustersParams()
 			p.SetListall(true)
 			p.SetPage(page)
 			p.SetPagesize(size)
 			if project != "" {
 				p.SetProjectid(project)
 			}
-			r, err := c.Firewall.ListPortForwardingRules(p)
+			r, err := c.Kubernetes.ListKubernetesClusters(p)
 			if err != nil {
 				return 0, nil, err
 			}
-			return r.Count, r.PortForwardingRules, nil
+			return r.Count, shrink(r.KubernetesClusters, toClusterRow), nil
 		})
+	if err != nil {
+		return collector.Inventory{}, err
+	}
+	vms, err := listScopes(scopes, "virtual machines", s.opts.PageSize, func(v collector.VM) string { return v.ID },
+		func(project string, page, size int) (int, []collector.VM, error) {
+			p := c.VirtualMachine.NewListVirtualMachinesParams()
+			p.SetListall(true)
+			p.SetDetails([]string{"min"})
+			p.SetPage(page)
+			p.SetPagesize(size)
+			if project != "" {
+				p.SetProjectid(project)
+			}
+			r, err := c.VirtualMachine.ListVirtualMachines(p)
+			if err != nil {
+				return 0, nil, err
+			}
+			return r.Count, shrink(r.VirtualMachines, toVM), nil
+		})
+	if err != nil {
+		return collector.Inventory{}, err
+	}
+	var rules []pfRule
+	if ruleScopes := s.ruleScopes(clusters); len(ruleScopes) > 0 {
+		rules, err = listScopes(ruleScopes, "port forwarding rules", s.opts.PageSize, func(r pfRule) string { return r.id },
+			func(project string, page, size int) (int, []pfRule, error) {
+				p := c.Firewall.NewListPortForwardingRulesParams()
+				p.SetListall(true)
+				p.SetPage(page)
+				p.SetPagesize(size)
+				if project != "" {
+					p.SetProjectid(project)
+				}
+				r, err := c.Firewall.ListPortForwardingRules(p)
+				if err != nil {
+					return 0, nil, err
+				}
+				return r.Count, shrink(r.PortForwardingRules, toRule), nil
+			})
 		if err != nil {
 			return collector.Inventory{}, err
 		}
@@ -81,88 +86,43 @@ func (s *Source) Inventory(ctx context.Context) (collector.Inventory, error) {
 	return s.convert(clusters, vms, rules), nil
 }
 
-// The ids listScopes checks; a null item has none.
-func clusterID(k *cs.KubernetesCluster) string {
-	if k == nil {
-		return ""
-	}
-	return k.Id
+// clusterRow is a listed cluster with what its SSH target needs once the rules are known.
+type clusterRow struct {
+	cluster     collector.Cluster
+	ipAddress   string
+	ipAddressID string
+	controlID   string // the first control VM; empty when there is none
+	controlNIC  string // its address on the cluster's network
 }
 
-func vmID(v *cs.VirtualMachine) string {
-	if v == nil {
-		return ""
-	}
-	return v.Id
+// pfRule is a port-forwarding rule as far as the SSH port of a control node needs it.
+type pfRule struct {
+	id, ipAddressID, vmID string
+	publicPort            string
+	privatePort           string
 }
 
-func ruleID(r *cs.PortForwardingRule) string {
-	if r == nil {
-		return ""
+// shrink converts a page of SDK items; a null item becomes a zero value, which has no id.
+func shrink[T any, U any](items []*T, to func(*T) U) []U {
+	out := make([]U, len(items))
+	for i, it := range items {
+		if it != nil {
+			out[i] = to(it)
+		}
 	}
-	return r.Id
+	return out
 }
 
-// ruleScopes returns the scopes whose port-forwarding rules are needed: those of the clusters
-// behind a public IP, where the SSH port of the control node has to be looked up. None when the
-// port is configured.
-func (s *Source) ruleScopes(clusters []*cs.KubernetesCluster) []string {
-	if s.opts.SSHPort != 0 {
-		return nil
-	}
-	var account, projects bool
-	for _, c := range clusters {
-		if c.Ipaddressid == "" {
-			continue
-		}
-		if c.Projectid != "" {
-			projects = true
-		} else {
-			account = true
-		}
-	}
-	var scopes []string
-	if account {
-		scopes = append(scopes, "")
-	}
-	if projects && s.opts.IncludeProjects {
-		scopes = append(scopes, "-1")
-	}
-	return scopes
+func toVM(v *cs.VirtualMachine) collector.VM {
+	return collector.VM{ID: v.Id, Name: v.Name, State: v.State, Account: v.Account,
+		DomainID: v.Domainid, ProjectID: v.Projectid, Created: parseDate(v.Created)}
 }
 
-func (s *Source) convert(clusters []*cs.KubernetesCluster, vms []*cs.VirtualMachine, rules []*cs.PortForwardingRule) collector.Inventory {
-	inv := collector.Inventory{Clusters: make([]collector.Cluster, 0, len(clusters)), VMs: make([]collector.VM, 0, len(vms))}
-	seen := make(map[string]bool, len(vms))
-	for _, v := range vms {
-		if v == nil || v.Id == "" || seen[v.Id] {
-			continue
-		}
-		seen[v.Id] = true
-		inv.VMs = append(inv.VMs, collector.VM{ID: v.Id, Name: v.Name, State: v.State, Account: v.Account,
-			DomainID: v.Domainid, ProjectID: v.Projectid, Created: parseDate(v.Created)})
-	}
-	sshPorts := make(map[string]int) // ipaddressid + " " + VM uuid -> public port of the rule to port 22
-	for _, r := range rules {
-		if r == nil || r.Privateport != "22" {
-			continue
-		}
-		if port, err := strconv.Atoi(r.Publicport); err == nil {
-			sshPorts[r.Ipaddressid+" "+r.Virtualmachineid] = port
-		}
-	}
-	clusterSeen := make(map[string]bool, len(clusters))
-	for _, k := range clusters {
-		if k == nil || k.Id == "" || clusterSeen[k.Id] {
-			continue
-		}
-		clusterSeen[k.Id] = true
-		inv.Clusters = append(inv.Clusters, s.convertCluster(k, sshPorts))
-	}
-	return inv
+func toRule(r *cs.PortForwardingRule) pfRule {
+	return pfRule{id: r.Id, ipAddressID: r.Ipaddressid, vmID: r.Virtualmachineid, publicPort: r.Publicport, privatePort: r.Privateport}
 }
 
-func (s *Source) convertCluster(k *cs.KubernetesCluster, sshPorts map[string]int) collector.Cluster {
+func toClusterRow(k *cs.KubernetesCluster) clusterRow {
 	c := collector.Cluster{
 		ID: k.Id, Name: k.Name, State: k.State, ClusterType: k.Clustertype,
 		ZoneID: k.Zoneid, ZoneName: k.Zonename, Account: k.Account, DomainID: k.Domainid, Domain: k.Domain,
@@ -180,25 +140,87 @@ func (s *Source) convertCluster(k *cs.KubernetesCluster, sshPorts map[string]int
 		c.Mapped = append(c.Mapped, collector.MappedVM{ID: v.Id, Name: v.Name, State: v.State,
 			Created: parseDate(v.Created), Etcd: etcd || collector.IsEtcdName(c, v.Name)})
 	}
-	c.SSH = s.sshTarget(k, c, sshPorts)
-	return c
+	row := clusterRow{cluster: c, ipAddress: k.Ipaddress, ipAddressID: k.Ipaddressid}
+	if control := firstControl(k, c); control != nil {
+		row.controlID, row.controlNIC = control.Id, nicAddress(control, c.NetworkID)
+	}
+	return row
+}
+
+// ruleScopes returns the scopes whose port-forwarding rules are needed: those of the clusters
+// behind a public IP, where the SSH port of the control node has to be looked up. None when the
+// port is configured.
+func (s *Source) ruleScopes(clusters []clusterRow) []string {
+	if s.opts.SSHPort != 0 {
+		return nil
+	}
+	var account, projects bool
+	for _, r := range clusters {
+		if r.ipAddressID == "" {
+			continue
+		}
+		if r.cluster.ProjectID != "" {
+			projects = true
+		} else {
+			account = true
+		}
+	}
+	var scopes []string
+	if account {
+		scopes = append(scopes, "")
+	}
+	if projects && s.opts.IncludeProjects {
+		scopes = append(scopes, "-1")
+	}
+	return scopes
+}
+
+// convert joins the lists: VMs and clusters listed in both scopes are kept once.
+func (s *Source) convert(clusters []clusterRow, vms []collector.VM, rules []pfRule) collector.Inventory {
+	inv := collector.Inventory{Clusters: make([]collector.Cluster, 0, len(clusters)), VMs: make([]collector.VM, 0, len(vms))}
+	seen := make(map[string]bool, len(vms))
+	for _, v := range vms {
+		if !seen[v.ID] {
+			seen[v.ID] = true
+			inv.VMs = append(inv.VMs, v)
+		}
+	}
+	sshPorts := make(map[string]int) // ipaddressid + " " + VM uuid -> public port of the rule to port 22
+	for _, r := range rules {
+		if r.privatePort != "22" {
+			continue
+		}
+		if port, err := strconv.Atoi(r.publicPort); err == nil {
+			sshPorts[r.ipAddressID+" "+r.vmID] = port
+		}
+	}
+	clusterSeen := make(map[string]bool, len(clusters))
+	for _, r := range clusters {
+		if clusterSeen[r.cluster.ID] {
+			continue
+		}
+		clusterSeen[r.cluster.ID] = true
+		c := r.cluster
+		c.SSH = s.sshTarget(r, sshPorts)
+		inv.Clusters = append(inv.Clusters, c)
+	}
+	return inv
 }
 
 // sshTarget finds the first control node as CKS exposes it: behind the cluster's public IP with a
 // port-forwarding rule (2222 unless a scale-down moved it), or on its own address, port 22, on a
 // shared network.
-func (s *Source) sshTarget(k *cs.KubernetesCluster, c collector.Cluster, sshPorts map[string]int) collector.SSHTarget {
-	control := firstControl(k, c)
-	if control == nil {
+func (s *Source) sshTarget(r clusterRow, sshPorts map[string]int) collector.SSHTarget {
+	if r.controlID == "" {
 		return collector.SSHTarget{}
 	}
-	t := collector.SSHTarget{Host: k.Ipaddress, Port: 2222}
-	if k.Ipaddress != "" {
-		if port, ok := sshPorts[k.Ipaddressid+" "+control.Id]; ok {
+	t := collector.SSHTarget{Host: r.ipAddress, Port: 2222}
+	if r.ipAddress != "" {
+		if port, ok := sshPorts[r.ipAddressID+" "+r.controlID]; ok {
 			t.Port = port
 		}
 	} else {
-		t = collector.SSHTarget{Host: nicAddress(control, c.NetworkID), Port: 22}
+		t = collector.SSHTarget{Host: r.controlNIC, Port: 22}
 	}
 	if s.opts.SSHPort != 0 {
 		t.Port = s.opts.SSHPort
