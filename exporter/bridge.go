@@ -66,5 +66,5 @@ func (e *Exporter) announcePass(ctx context.Context) {
 		next.Clusters[i] = s
 	}
 	next.Notifications = e.notifier.Notify(ctx, next.Clusters)
-	e.snapshot.Store(next)
+	e.publish(next)
 }

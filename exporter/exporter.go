@@ -47,7 +47,8 @@ type Exporter struct {
 	trigger  chan struct{}
 	announce chan struct{} // a notification pass asked for by the Alertmanager bridge
 
-	registry     *prometheus.Registry
+	live         *prometheus.Registry
+	exposition   *exposition
 	reloadOK     prometheus.Gauge
 	reloadTime   prometheus.Gauge
 	reloadsTotal *prometheus.CounterVec
@@ -98,8 +99,9 @@ func New(opts Options) (*Exporter, error) {
 	for _, r := range kube.Reasons() {
 		failures[r] = 0
 	}
-	e.snapshot.Store(&collector.Snapshot{Enabled: cfg.Check.Enabled, KubectlFailures: failures})
-	e.registry = e.newRegistry()
+	e.live = e.newLiveRegistry()
+	e.exposition = &exposition{live: e.live, logger: e.logger}
+	e.publish(&collector.Snapshot{Enabled: cfg.Check.Enabled, KubectlFailures: failures})
 	e.reloadOK.Set(1)
 	e.reloadTime.Set(float64(e.now().Unix()))
 	if cfg.SSH.HostKeyPolicy == config.HostKeyInsecure {
@@ -250,7 +252,7 @@ func (e *Exporter) runOnce(ctx context.Context) *config.Config {
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return cfg // shutting down: a cut cycle is not published
 	}
-	e.snapshot.Store(next)
+	e.publish(next)
 	e.ready.Store(true)
 	if next.Success {
 		e.forgetPins(next.Clusters)
@@ -273,6 +275,13 @@ func (e *Exporter) forgetPins(clusters []collector.ClusterStatus) {
 	}
 }
 
+// publish makes next the snapshot that /metrics and /findings serve. Only the loop (and New)
+// publish, so snapshots are never written concurrently.
+func (e *Exporter) publish(next *collector.Snapshot) {
+	e.snapshot.Store(next)
+	e.exposition.update(next)
+}
+
 // markDisabled, called by the loop only (the one writer of snapshots), publishes that checking is off; the last findings are kept as they were (nothing
 // is read, so nothing can be said to have cleared).
 func (e *Exporter) markDisabled() {
@@ -282,6 +291,6 @@ func (e *Exporter) markDisabled() {
 	}
 	next := carry(prev)
 	next.Enabled = false
-	e.snapshot.Store(next)
+	e.publish(next)
 	e.ready.Store(true)
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web"
 )
@@ -13,11 +12,7 @@ import (
 // last snapshot and never wait for CloudStack or SSH.
 func (e *Exporter) Handler(telemetryPath string) (http.Handler, error) {
 	mux := http.NewServeMux()
-	mux.Handle(telemetryPath, promhttp.HandlerFor(e.registry, promhttp.HandlerOpts{
-		ErrorLog:          slogErrorLogger{e.logger},
-		ErrorHandling:     promhttp.ContinueOnError,
-		EnableOpenMetrics: true,
-	}))
+	mux.Handle(telemetryPath, e.exposition)
 	mux.HandleFunc("GET /findings", e.serveFindings)
 	mux.HandleFunc("POST /alertmanager/webhook", e.serveWebhook)
 	mux.HandleFunc("GET /-/healthy", func(w http.ResponseWriter, _ *http.Request) {

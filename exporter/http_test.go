@@ -71,7 +71,7 @@ func TestNotReadyBeforeTheFirstCycle(t *testing.T) {
 	if rec.Code != http.StatusServiceUnavailable {
 		t.Fatalf("/-/ready before the first cycle: %d", rec.Code)
 	}
-	if problems, err := testutil.GatherAndLint(exp.registry); err != nil || len(problems) != 0 {
+	if problems, err := testutil.GatherAndLint(exp.gatherer()); err != nil || len(problems) != 0 {
 		t.Fatalf("lint: %v %v", problems, err)
 	}
 }

@@ -22,7 +22,8 @@ func MetricNames() ([]string, error) {
 	}
 	e := &Exporter{}
 	e.snapshot.Store(full)
-	families, err := e.newRegistry().Gather()
+	e.live = e.newLiveRegistry()
+	families, err := e.gatherer().Gather()
 	if err != nil {
 		return nil, err
 	}

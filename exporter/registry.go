@@ -8,9 +8,10 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 )
 
-// newRegistry holds the cached check metrics, build info, the process's own metrics and the
-// reload metrics, which are live state rather than part of a cycle.
-func (e *Exporter) newRegistry() *prometheus.Registry {
+// newLiveRegistry holds build info, the process's own metrics and the reload and webhook
+// metrics: live state rather than part of a cycle. The check metrics are served from each
+// snapshot by exposition.
+func (e *Exporter) newLiveRegistry() *prometheus.Registry {
 	e.reloadOK = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "cks_drift_config_last_reload_successful",
 		Help: "1 if the last configuration reload succeeded, 0 if it failed and the previous configuration is still in use.",
@@ -35,11 +36,18 @@ func (e *Exporter) newRegistry() *prometheus.Registry {
 
 	r := prometheus.NewRegistry()
 	r.MustRegister(
-		collector.NewMetrics(e.Snapshot),
 		versioncollector.NewCollector("cks_drift_exporter"),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		e.reloadOK, e.reloadTime, e.reloadsTotal, e.webhooks,
 	)
 	return r
+}
+
+// gatherer gathers everything /metrics serves, from the current snapshot; for tests and
+// MetricNames (a scrape uses the encoded bodies of exposition instead).
+func (e *Exporter) gatherer() prometheus.Gatherer {
+	checks := prometheus.NewRegistry()
+	checks.MustRegister(collector.NewMetrics(e.Snapshot))
+	return prometheus.Gatherers{checks, e.live}
 }
