@@ -66,7 +66,7 @@ func (s *Server) listKubernetesClusters(r *request) (any, *apiError) {
 	if e != nil {
 		return nil, e
 	}
-	var out []clusterJSON
+	var out []*Cluster
 	for _, c := range s.world.Clusters {
 		switch {
 		case c == nil:
@@ -77,8 +77,8 @@ func (s *Server) listKubernetesClusters(r *request) (any, *apiError) {
 		case !matchFold(p.Get("clustertype"), c.ClusterType):
 		case !containsFold(p.Get("keyword"), c.Name):
 		default:
-			out = append(out, s.world.newClusterJSON(c))
+			out = append(out, c)
 		}
 	}
-	return listAnswer(r, win, "kubernetescluster", out), nil
+	return listAnswerOf(r, win, "kubernetescluster", out, s.world.newClusterJSON), nil
 }

@@ -72,6 +72,23 @@ func listAnswer[T any](r *request, win window, key string, items []T) map[string
 	return listBody(key, len(items)+r.countDelta, page)
 }
 
+// listAnswerOf is listAnswer for items that still have to be turned into their JSON form: only
+// the requested page is converted, so that paging through a large world costs O(items) per
+// call for the filter instead of building the JSON of every match each time.
+func listAnswerOf[T, J any](r *request, win window, key string, items []T, toJSON func(T) J) map[string]any {
+	var page []any
+	if win.start < len(items) {
+		end := len(items)
+		if win.limit >= 0 {
+			end = min(end, win.start+win.limit)
+		}
+		for _, it := range items[win.start:end] {
+			page = append(page, toJSON(it))
+		}
+	}
+	return listBody(key, len(items)+r.countDelta, page)
+}
+
 // visible applies CloudStack's ACL for a root admin (buildACLSearchParameters) to a resource
 // owned by account, or by a project when projectID is set:
 //   - projectid=<uuid>: that project's resources only;
@@ -82,20 +99,31 @@ func listAnswer[T any](r *request, win window, key string, items []T) map[string
 //
 // An account parameter further narrows to that account's own (non-project) resources.
 func (s *Server) visible(p url.Values, account, projectID string) bool {
-	if a := p.Get("account"); a != "" && (projectID != "" || !strings.EqualFold(a, account)) {
-		return false
-	}
-	switch pid := p.Get("projectid"); {
-	case pid == "-1":
-		return projectID != "" || (boolParam(p, "listall") && s.listAllIncludesAccounts)
-	case pid != "":
-		return projectID == pid
-	case projectID != "":
-		return false
-	case p.Get("id") != "" || boolParam(p, "listall") || p.Get("account") != "":
-		return true
-	default:
-		return account == AdminAccount
+	return s.visibility(p)(account, projectID)
+}
+
+// visibility is visible with the request's parameters read once, for loops over every row of a
+// large world.
+func (s *Server) visibility(p url.Values) func(account, projectID string) bool {
+	a, pid, id := p.Get("account"), p.Get("projectid"), p.Get("id")
+	listAll := boolParam(p, "listall")
+	includesAccounts := s.listAllIncludesAccounts
+	return func(account, projectID string) bool {
+		if a != "" && (projectID != "" || !strings.EqualFold(a, account)) {
+			return false
+		}
+		switch {
+		case pid == "-1":
+			return projectID != "" || (listAll && includesAccounts)
+		case pid != "":
+			return projectID == pid
+		case projectID != "":
+			return false
+		case id != "" || listAll || a != "":
+			return true
+		default:
+			return account == AdminAccount
+		}
 	}
 }
 

@@ -32,13 +32,7 @@ func (s *Server) listPortForwardingRules(r *request) (any, *apiError) {
 	if e != nil {
 		return nil, e
 	}
-	byUUID := make(map[string]*VM, len(s.world.VMs))
-	for _, vm := range s.world.sortedVMs() {
-		if !vm.Removed {
-			byUUID[vm.ID] = vm
-		}
-	}
-	var out []pfRuleJSON
+	var out []*PortForwardingRule
 	for _, rule := range s.world.PortForwardingRules {
 		switch {
 		case rule == nil:
@@ -47,18 +41,38 @@ func (s *Server) listPortForwardingRules(r *request) (any, *apiError) {
 		case p.Get("ipaddressid") != "" && rule.IPAddressID != p.Get("ipaddressid"):
 		case p.Get("networkid") != "" && rule.NetworkID != p.Get("networkid"):
 		default:
-			j := pfRuleJSON{
-				ID: rule.ID, IPAddressID: rule.IPAddressID, IPAddress: rule.IPAddress,
-				PrivatePort: strconv.Itoa(rule.PrivatePort), PrivateEndPort: strconv.Itoa(rule.PrivatePort),
-				PublicPort: strconv.Itoa(rule.PublicPort), PublicEndPort: strconv.Itoa(rule.PublicPort),
-				Protocol: "tcp", VirtualMachineID: rule.VirtualMachineID, State: "Active",
-				NetworkID: rule.NetworkID, ForDisplay: true,
-			}
-			if vm := byUUID[rule.VirtualMachineID]; vm != nil {
-				j.VirtualMachineName, j.VirtualMachineDisplayName, j.VMGuestIP = vm.Name, vm.DisplayName, vm.IPAddress
-			}
-			out = append(out, j)
+			out = append(out, rule)
 		}
 	}
-	return listAnswer(r, win, "portforwardingrule", out), nil
+	// The VM names come from vm_instance: look up only the VMs of the page's rules.
+	var page []*PortForwardingRule
+	if win.start < len(out) {
+		end := len(out)
+		if win.limit >= 0 {
+			end = min(end, win.start+win.limit)
+		}
+		page = out[win.start:end]
+	}
+	byUUID := make(map[string]*VM, len(page))
+	for _, rule := range page {
+		byUUID[rule.VirtualMachineID] = nil
+	}
+	for _, vm := range s.world.sortedVMs() {
+		if _, wanted := byUUID[vm.ID]; wanted && !vm.Removed {
+			byUUID[vm.ID] = vm
+		}
+	}
+	return listAnswerOf(r, win, "portforwardingrule", out, func(rule *PortForwardingRule) pfRuleJSON {
+		j := pfRuleJSON{
+			ID: rule.ID, IPAddressID: rule.IPAddressID, IPAddress: rule.IPAddress,
+			PrivatePort: strconv.Itoa(rule.PrivatePort), PrivateEndPort: strconv.Itoa(rule.PrivatePort),
+			PublicPort: strconv.Itoa(rule.PublicPort), PublicEndPort: strconv.Itoa(rule.PublicPort),
+			Protocol: "tcp", VirtualMachineID: rule.VirtualMachineID, State: "Active",
+			NetworkID: rule.NetworkID, ForDisplay: true,
+		}
+		if vm := byUUID[rule.VirtualMachineID]; vm != nil {
+			j.VirtualMachineName, j.VirtualMachineDisplayName, j.VMGuestIP = vm.Name, vm.DisplayName, vm.IPAddress
+		}
+		return j
+	}), nil
 }

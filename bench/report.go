@@ -1,0 +1,457 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/bench/world"
+)
+
+// bound is the lower bound of a cycle and the API call target, from the world's size alone.
+type bound struct {
+	Pages      int     `json:"pages"`
+	APISeconds float64 `json:"api_seconds"`
+	Healthy    int     `json:"healthy_clusters"`
+	Hanging    int     `json:"hanging_clusters"`
+	SSHSeconds float64 `json:"ssh_seconds"`
+	Seconds    float64 `json:"seconds"`
+	// TimeoutFloor is true when one timeout (ssh.timeout) is longer than the spread-out SSH
+	// time: a cycle with a hanging node cannot be shorter than the timeout.
+	TimeoutFloor bool `json:"timeout_floor"`
+	// APITarget is the issue's ceiling: 2·⌈VMs/page⌉ + 2·⌈clusters/page⌉ + ⌈rules/page⌉ + 5.
+	APITarget int    `json:"api_target"`
+	Formula   string `json:"formula"`
+}
+
+func pages(n, size int) int { return max(1, (n+size-1)/size) }
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// lowerBound is API pages × latency + ⌈healthy clusters / concurrency⌉ × handshake delay +
+// hanging clusters × ssh.timeout / concurrency, and never less than API + ssh.timeout when a
+// node hangs. Pages are counted as the exporter needs them: clusters and VMs in both scopes
+// (without and with projectid=-1, each at least one call even when empty), rules in the scopes
+// that have clusters.
+func lowerBound(o options, c world.Counts) bound {
+	ps := o.pageSize
+	b := bound{Pages: pages(c.Clusters, ps) + pages(c.VMs, ps)}
+	if o.includeProjects {
+		b.Pages += pages(c.ProjectClusters, ps) + pages(c.ProjectVMs, ps)
+	}
+	if c.Clusters > 0 {
+		b.Pages += pages(c.Rules, ps)
+	}
+	if o.includeProjects && c.ProjectClusters > 0 {
+		b.Pages += pages(c.ProjectRules, ps)
+	}
+	clusters, vms, rules := c.Totals()
+	b.Hanging = c.Hanging
+	b.Healthy = clusters - c.Hanging
+	b.APISeconds = float64(b.Pages) * o.latency.Seconds()
+	conc := max(o.concurrency, 1)
+	spread := float64(ceilDiv(b.Healthy, conc))*o.handshake.Seconds() + float64(b.Hanging)*o.sshTimeout.Seconds()/float64(conc)
+	b.SSHSeconds = spread
+	if b.Hanging > 0 && o.sshTimeout.Seconds() > spread {
+		b.SSHSeconds, b.TimeoutFloor = o.sshTimeout.Seconds(), true
+	}
+	b.Seconds = b.APISeconds + b.SSHSeconds
+	b.APITarget = 2*ceilDiv(vms, ps) + 2*ceilDiv(clusters, ps) + ceilDiv(rules, ps) + 5
+	if b.TimeoutFloor {
+		b.Formula = fmt.Sprintf("%d pages × %s + max(⌈%d/%d⌉ × %s + %d × %s / %d, %s) = %.2f + %.2f s",
+			b.Pages, o.latency, b.Healthy, conc, o.handshake, b.Hanging, o.sshTimeout, conc, o.sshTimeout, b.APISeconds, b.SSHSeconds)
+	} else {
+		b.Formula = fmt.Sprintf("%d pages × %s + ⌈%d/%d⌉ × %s + %d × %s / %d = %.2f + %.2f s",
+			b.Pages, o.latency, b.Healthy, conc, o.handshake, b.Hanging, o.sshTimeout, conc, b.APISeconds, b.SSHSeconds)
+	}
+	return b
+}
+
+// machine describes where the benchmark ran.
+type machine struct {
+	Date      string `json:"date"`
+	CPU       string `json:"cpu"`
+	NProc     int    `json:"nproc"`
+	MemGiB    string `json:"mem_gib"`
+	Kernel    string `json:"kernel"`
+	GoVersion string `json:"go_version"`
+	LoadAvg   string `json:"load_average_at_start"`
+	NoFile    string `json:"open_files_limit"`
+}
+
+func describeMachine() machine {
+	m := machine{Date: time.Now().UTC().Format("2006-01-02 15:04 UTC"), NProc: runtime.NumCPU(), GoVersion: runtime.Version()}
+	if raw, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(raw), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.CPU = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	if raw, err := os.ReadFile("/proc/meminfo"); err == nil {
+		var kib int64
+		for _, l := range strings.Split(string(raw), "\n") {
+			if _, err := fmt.Sscanf(l, "MemTotal: %d kB", &kib); err == nil {
+				m.MemGiB = fmt.Sprintf("%.1f", float64(kib)/(1<<20))
+				break
+			}
+		}
+	}
+	if raw, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		m.Kernel = strings.TrimSpace(string(raw))
+	}
+	if raw, err := os.ReadFile("/proc/loadavg"); err == nil {
+		f := strings.Fields(string(raw))
+		if len(f) >= 3 {
+			m.LoadAvg = strings.Join(f[:3], " ")
+		}
+	}
+	if out, err := exec.Command("sh", "-c", "ulimit -n").Output(); err == nil {
+		m.NoFile = strings.TrimSpace(string(out))
+	}
+	return m
+}
+
+func (o options) describe() map[string]string {
+	return map[string]string{
+		"latency": o.latency.String(), "handshake": o.handshake.String(), "hang": fmt.Sprint(o.hang),
+		"strays": strconv.Itoa(o.strays), "projects": fmt.Sprint(o.projects), "concurrency": strconv.Itoa(o.concurrency),
+		"ssh_timeout": o.sshTimeout.String(), "page_size": strconv.Itoa(o.pageSize), "include_projects": strconv.FormatBool(o.includeProjects),
+		"host_key_policy": o.hostKeyPolicy, "exporter_env": strings.Join(o.exporterEnv, " "),
+	}
+}
+
+// report is a whole run.
+type report struct {
+	Machine  machine           `json:"machine"`
+	Command  string            `json:"command"`
+	Options  map[string]string `json:"options"`
+	Worlds   []worldResult     `json:"worlds"`
+	GoBench  *goBench          `json:"go_benchmarks,omitempty"`
+	Finished time.Time         `json:"finished"`
+}
+
+// sections are the generated parts of BENCHMARKS.md, each between its markers.
+type sections struct {
+	results string // empty when no world ran
+	goBench string // empty when the Go benchmarks did not run
+}
+
+const (
+	resultsStart = "<!-- bench:results:start -->"
+	resultsEnd   = "<!-- bench:results:end -->"
+	goStart      = "<!-- bench:go:start -->"
+	goEnd        = "<!-- bench:go:end -->"
+)
+
+func (s sections) all() string { return s.results + s.goBench }
+
+// update replaces the generated sections of path, between their markers, leaving the rest.
+func (s sections) update(path string) error {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	text := string(raw)
+	for _, part := range []struct{ start, end, body string }{{resultsStart, resultsEnd, s.results}, {goStart, goEnd, s.goBench}} {
+		if part.body == "" {
+			continue
+		}
+		i, j := strings.Index(text, part.start), strings.Index(text, part.end)
+		if i < 0 || j < i {
+			return fmt.Errorf("%s: markers %s ... %s not found", path, part.start, part.end)
+		}
+		text = text[:i+len(part.start)] + "\n" + part.body + text[j:]
+	}
+	return os.WriteFile(path, []byte(text), 0o644)
+}
+
+func secs(v float64) string {
+	switch {
+	case v >= 100:
+		return fmt.Sprintf("%.0f s", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f s", v)
+	default:
+		return fmt.Sprintf("%.2f s", v)
+	}
+}
+
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func (r report) markdown(o options) sections {
+	var s sections
+	if len(r.Worlds) > 0 {
+		s.results = r.resultsMarkdown(o)
+	}
+	if r.GoBench != nil {
+		s.goBench = r.GoBench.markdown(r.Machine)
+	}
+	return s
+}
+
+func (r report) resultsMarkdown(o options) string {
+	var b strings.Builder
+	m := r.Machine
+	fmt.Fprintf(&b, "Measured %s on %s (%d cores, %s GiB), Linux %s, %s; load average at start %s; open files limit %s.\n\n",
+		m.Date, m.CPU, m.NProc, m.MemGiB, m.Kernel, m.GoVersion, m.LoadAvg, m.NoFile)
+	fmt.Fprintf(&b, "Command: `%s`\n\n", r.Command)
+	fmt.Fprintf(&b, "Every world: %s clusters × 3 VMs (1 control, 2 workers; 3 port-forwarding rules each; %s%% of the clusters in projects) "+
+		"+ %s VMs of no cluster; API latency %s per request; SSH handshake delay %s; %s%% of the control nodes hang until ssh.timeout (%s). "+
+		"Exporter: check.concurrency %d, cloudstack.page_size %d, include_projects %t, host_key_policy %s.\n\n",
+		"N", fmt.Sprint(o.projects*100), thousands(o.strays), o.latency, o.handshake, fmt.Sprint(o.hang*100), o.sshTimeout,
+		o.concurrency, o.pageSize, o.includeProjects, o.hostKeyPolicy)
+	if len(o.exporterEnv) > 0 {
+		fmt.Fprintf(&b, "Exporter environment: `%s`.\n\n", strings.Join(o.exporterEnv, " "))
+	}
+
+	b.WriteString("**Cycle wall time** (`cks_drift_cycle_duration_seconds`). *Warm*: the second cycle, started with `POST /-/check`; " +
+		"*cold*: the first, at start, which also pins every host key in the state file.\n\n")
+	b.WriteString("| clusters | VMs | rules | hanging | cycle (warm) | cycle (cold) | lower bound | warm ÷ bound | one-at-a-time | speed-up |\n")
+	b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, w := range r.Worlds {
+		_, vms, rules := w.Counts.Totals()
+		seq := secs(w.Seq.WorldSeconds)
+		if w.Seq.Extrapolated {
+			seq += "*"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %s | %s | %s | %.2f× | %s | %.1f× |\n",
+			thousands(w.Clusters), thousands(vms), thousands(rules), w.Counts.Hanging, secs(w.WarmCycle), secs(w.ColdCycle),
+			secs(w.Bound.Seconds), w.WarmCycle/w.Bound.Seconds, seq, w.Seq.WorldSeconds/w.WarmCycle)
+	}
+	b.WriteString("\n\\* extrapolated from a sample (see below).\n\n")
+
+	b.WriteString("**API calls and SSH per cycle** (counted by the fake CloudStack and the fake control nodes during the warm cycle).\n\n")
+	b.WriteString("| clusters | API calls | of which list pages needed | target ≤ | one-at-a-time API calls | SSH connections | SSH sessions | one-at-a-time SSH connections |\n")
+	b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, w := range r.Worlds {
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %s | %s | %s | %s |\n", thousands(w.Clusters), w.WarmAPITotal, w.Bound.Pages, w.Bound.APITarget,
+			thousands(w.Seq.WorldCalls), thousands(w.WarmSSH.Connections), thousands(w.WarmSSH.Sessions), thousands(w.Seq.WorldSSH))
+	}
+	b.WriteString("\n")
+
+	b.WriteString("**Memory and `/metrics`.** Peak RSS is `VmHWM` of the exporter's own process over its whole life (both cycles and every scrape). " +
+		"`/metrics` is fetched as Prometheus does (OpenMetrics text, gzip), one request at a time, time to the last byte on the wire: " +
+		"*idle* between the cycles, *during* spread over the warm cycle (only answers that still showed the previous cycle count).\n\n")
+	b.WriteString("| clusters | exporter peak RSS | (peak after cold cycle / idle scrapes; RSS at end) | one-at-a-time peak RSS | exporter CPU (warm cycle) | /metrics p50 / p99 idle | /metrics p50 / p99 during a cycle | series | /metrics size |\n")
+	b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, w := range r.Worlds {
+		fmt.Fprintf(&b, "| %s | %.1f MiB | %.1f / %.1f; %.1f MiB | %.1f MiB | %.1f s | %.1f / %.1f ms (n=%d) | %.1f / %.1f ms (n=%d) | %s | %s KiB (%s KiB gzip) |\n",
+			thousands(w.Clusters), mib(w.PeakRSSKiB), mib(w.PeakAfterColdKiB), mib(w.PeakAfterIdleKiB), mib(w.EndRSSKiB), mib(w.Seq.PeakRSSKiB), w.WarmCPUSeconds,
+			w.IdleLatency.P50, w.IdleLatency.P99, w.IdleLatency.N, w.CycleLatency.P50, w.CycleLatency.P99, w.CycleLatency.N,
+			thousands(w.Series), thousands(w.MetricsBytes/1024), thousands(w.MetricsWire/1024))
+	}
+	b.WriteString("\n")
+
+	b.WriteString("**References.**\n\n")
+	for _, w := range r.Worlds {
+		fmt.Fprintf(&b, "- %s clusters: lower bound %s = %s. API calls in the warm cycle: %s. ", thousands(w.Clusters), secs(w.Bound.Seconds), w.Bound.Formula, callList(w.WarmAPI))
+		each := fmt.Sprintf("%.3f s per healthy cluster", w.Seq.MeanHealthy)
+		if w.Seq.SampledHanging > 0 {
+			each += fmt.Sprintf(", %.2f s per hanging one", w.Seq.MeanHanging)
+		}
+		if w.Seq.Extrapolated {
+			fmt.Fprintf(&b, "One-at-a-time: %d healthy + %d hanging clusters visited in %s (%s; discovery %.2f s, %d calls), extrapolated linearly to %s clusters.\n",
+				w.Seq.SampledHealthy, w.Seq.SampledHanging, secs(w.Seq.MeasuredSeconds), each, w.Seq.DiscoverySeconds, w.Seq.DiscoveryCalls, thousands(w.Clusters))
+		} else {
+			fmt.Fprintf(&b, "One-at-a-time: every cluster visited, %s measured (%s; discovery %.2f s, %d calls).\n",
+				secs(w.Seq.MeasuredSeconds), each, w.Seq.DiscoverySeconds, w.Seq.DiscoveryCalls)
+		}
+	}
+	b.WriteString("\n")
+	b.WriteString(r.targetsMarkdown())
+	return b.String()
+}
+
+func callList(calls map[string]int) string {
+	var parts []string
+	for _, k := range []string{"listKubernetesClusters", "listVirtualMachines", "listPortForwardingRules"} {
+		if calls[k] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", calls[k], k))
+		}
+	}
+	for k, v := range calls {
+		if !strings.HasPrefix(k, "list") || (k != "listKubernetesClusters" && k != "listVirtualMachines" && k != "listPortForwardingRules") {
+			parts = append(parts, fmt.Sprintf("%d %s", v, k))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (r report) world(n int) (worldResult, bool) {
+	for _, w := range r.Worlds {
+		if w.Clusters == n {
+			return w, true
+		}
+	}
+	return worldResult{}, false
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "**not met**"
+}
+
+func (r report) targetsMarkdown() string {
+	var b strings.Builder
+	b.WriteString("**Targets** (issue, at the default latencies).\n\n| target | measured | result |\n|---|---|---|\n")
+	if w, ok := r.world(1000); ok {
+		ratio := w.WarmCycle / w.Bound.Seconds
+		fmt.Fprintf(&b, "| 1,000 clusters: cycle ≤ 2 × lower bound and < 60 s | warm %s = %.2f × %s (cold %s = %.2f ×) | %s |\n",
+			secs(w.WarmCycle), ratio, secs(w.Bound.Seconds), secs(w.ColdCycle), w.ColdCycle/w.Bound.Seconds, verdict(ratio <= 2 && w.WarmCycle < 60))
+		speed := w.Seq.WorldSeconds / w.WarmCycle
+		fmt.Fprintf(&b, "| 1,000 clusters: ≥ 10 × faster than one at a time | %s vs %s: %.1f × | %s |\n",
+			secs(w.WarmCycle), secs(w.Seq.WorldSeconds), speed, verdict(speed >= 10))
+	} else {
+		b.WriteString("| 1,000 clusters: cycle time and speed-up | not run | – |\n")
+	}
+	var calls []string
+	allOK := true
+	for _, w := range r.Worlds {
+		calls = append(calls, fmt.Sprintf("%s: %d ≤ %d", thousands(w.Clusters), w.WarmAPITotal, w.Bound.APITarget))
+		allOK = allOK && w.WarmAPITotal <= w.Bound.APITarget && w.ColdAPITotal <= w.Bound.APITarget
+	}
+	fmt.Fprintf(&b, "| API calls per cycle ≤ 2⌈VMs/500⌉ + 2⌈clusters/500⌉ + ⌈rules/500⌉ + 5 | %s | %s |\n", strings.Join(calls, "; "), verdict(allOK))
+	if w, ok := r.world(5000); ok {
+		fmt.Fprintf(&b, "| 5,000 clusters: peak RSS < 150 MiB | %.1f MiB | %s |\n", mib(w.PeakRSSKiB), verdict(mib(w.PeakRSSKiB) < 150))
+		fmt.Fprintf(&b, "| 5,000 clusters: /metrics p99 < 50 ms, also during a cycle | idle %.1f ms, during a cycle %.1f ms | %s |\n",
+			w.IdleLatency.P99, w.CycleLatency.P99, verdict(w.IdleLatency.P99 < 50 && w.CycleLatency.P99 < 50))
+	} else {
+		b.WriteString("| 5,000 clusters: peak RSS and /metrics p99 | not run | – |\n")
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// goBench is the result of the Go benchmarks.
+type goBench struct {
+	Command string      `json:"command"`
+	Rows    []benchLine `json:"rows"`
+}
+
+type benchLine struct {
+	Package  string   `json:"package"`
+	Name     string   `json:"name"`
+	N        int      `json:"iterations"`
+	NsPerOp  float64  `json:"ns_per_op"`
+	BPerOp   int64    `json:"bytes_per_op"`
+	AllocsOp int64    `json:"allocs_per_op"`
+	Extra    []string `json:"extra,omitempty"` // custom metrics, e.g. "45078 series"
+}
+
+// benchRE matches a result line: name, iterations, then value-unit pairs (ns/op, custom metrics
+// such as series, B/op, allocs/op) in any order.
+var benchRE = regexp.MustCompile(`^(Benchmark\S+?)(-\d+)?\s+(\d+)\s+(.*)$`)
+
+// runGoBenchmarks runs the collector's and the exporter's Go benchmarks.
+func runGoBenchmarks(ctx context.Context, benchtime string) (*goBench, error) {
+	args := []string{"test", "-run", "^$", "-bench", ".", "-benchmem", "-benchtime", benchtime, "-count", "1", "./collector/", "./exporter/"}
+	gb := &goBench{Command: "go " + strings.Join(args, " ")}
+	logf("Go benchmarks: %s", gb.Command)
+	goBin := os.Getenv("GO")
+	if goBin == "" {
+		goBin = "go"
+	}
+	cmd := exec.CommandContext(ctx, goBin, args...)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		os.Stderr.Write(out.Bytes())
+		return nil, fmt.Errorf("go test -bench: %w", err)
+	}
+	pkg := ""
+	sc := bufio.NewScanner(&out)
+	for sc.Scan() {
+		l := sc.Text()
+		if p, ok := strings.CutPrefix(l, "pkg: "); ok {
+			pkg = strings.TrimPrefix(p, "github.com/cks-drift-exporter/cks-drift-exporter/")
+		}
+		mm := benchRE.FindStringSubmatch(l)
+		if mm == nil {
+			continue
+		}
+		row := benchLine{Package: pkg, Name: mm[1]}
+		row.N, _ = strconv.Atoi(mm[3])
+		f := strings.Fields(mm[4])
+		for i := 0; i+1 < len(f); i += 2 {
+			v, err := strconv.ParseFloat(f[i], 64)
+			if err != nil {
+				continue
+			}
+			switch unit := f[i+1]; unit {
+			case "ns/op":
+				row.NsPerOp = v
+			case "B/op":
+				row.BPerOp = int64(v)
+			case "allocs/op":
+				row.AllocsOp = int64(v)
+			default:
+				row.Extra = append(row.Extra, fmt.Sprintf("%s %s", strconv.FormatFloat(v, 'f', -1, 64), unit))
+			}
+		}
+		gb.Rows = append(gb.Rows, row)
+		logf("   %s", l)
+	}
+	return gb, nil
+}
+
+func humanNs(ns float64) string {
+	switch {
+	case ns >= 1e9:
+		return fmt.Sprintf("%.2f s", ns/1e9)
+	case ns >= 1e6:
+		return fmt.Sprintf("%.2f ms", ns/1e6)
+	case ns >= 1e3:
+		return fmt.Sprintf("%.1f µs", ns/1e3)
+	default:
+		return fmt.Sprintf("%.0f ns", ns)
+	}
+}
+
+func humanBytes(b int64) string {
+	switch {
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
+	default:
+		return fmt.Sprintf("%d B", b)
+	}
+}
+
+func (g *goBench) markdown(m machine) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Measured %s on %s (%d cores), %s.\n\nCommand: `%s`\n\n", m.Date, m.CPU, m.NProc, m.GoVersion, g.Command)
+	b.WriteString("| package | benchmark | iterations | time/op | ns/op | B/op | allocs/op | other |\n|---|---|---:|---:|---:|---:|---:|---|\n")
+	for _, r := range g.Rows {
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %.0f | %d (%s) | %s | %s |\n", r.Package, r.Name, r.N, humanNs(r.NsPerOp), r.NsPerOp,
+			r.BPerOp, humanBytes(r.BPerOp), thousands(int(r.AllocsOp)), strings.Join(r.Extra, ", "))
+	}
+	b.WriteString("\n")
+	return b.String()
+}
