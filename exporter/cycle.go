@@ -3,6 +3,7 @@ package exporter
 import (
 	"context"
 	"log/slog"
+	"sort"
 	"sync"
 	"time"
 
@@ -40,7 +41,7 @@ func cycle(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, sr
 		logger.Error("Could not read the inventory from CloudStack, keeping the previous findings", "err", err)
 		return next
 	}
-	nodes := listNodes(ctx, inv, next.Shard, src.nodes, cfg.Check.Concurrency, logger)
+	nodes := listNodes(ctx, checkOrder(inv, next.Shard, prev.Clusters), src.nodes, cfg.Check.Concurrency, logger)
 	for _, nl := range nodes {
 		if nl.Err != "" {
 			next.KubectlFailures[nl.Err]++
@@ -73,19 +74,36 @@ func carry(prev *collector.Snapshot) *collector.Snapshot {
 	return &next
 }
 
+// checkOrder returns the clusters whose nodes are listed in this cycle: the checkable ones of the
+// shard, those whose control node timed out in the last cycle first, so that their wait overlaps
+// the others' work instead of trailing after it.
+func checkOrder(inv collector.Inventory, shard collector.Shard, prev []collector.ClusterStatus) []collector.Cluster {
+	slow := make(map[string]bool)
+	for _, s := range prev {
+		if s.KubectlError == "timeout" {
+			slow[s.Cluster.ID] = true
+		}
+	}
+	var out []collector.Cluster
+	for _, c := range inv.Clusters {
+		if collector.Checkable(c) && shard.Owns(c.ID) {
+			out = append(out, c)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return slow[out[i].ID] && !slow[out[j].ID] })
+	return out
+}
+
 // listNodes lists the nodes of every cluster that is checked in this cycle, at most concurrency
 // at a time, each bounded by the lister's timeout.
-func listNodes(ctx context.Context, inv collector.Inventory, shard collector.Shard, lister NodeLister, concurrency int, logger *slog.Logger) map[string]collector.NodeList {
+func listNodes(ctx context.Context, clusters []collector.Cluster, lister NodeLister, concurrency int, logger *slog.Logger) map[string]collector.NodeList {
 	var (
 		mu  sync.Mutex
 		wg  sync.WaitGroup
 		out = make(map[string]collector.NodeList)
 		sem = make(chan struct{}, max(concurrency, 1))
 	)
-	for _, c := range inv.Clusters {
-		if !collector.Checkable(c) || !shard.Owns(c.ID) {
-			continue
-		}
+	for _, c := range clusters {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
