@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/prometheus/exporter-toolkit/web"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/exporter"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/promtext"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
 )
 
@@ -75,18 +75,9 @@ func (e *runningExporter) metrics(t *testing.T) map[string]float64 {
 	if err != nil || code != http.StatusOK {
 		t.Fatalf("scrape the exporter: %d %v", code, err)
 	}
-	out := make(map[string]float64)
-	for line := range strings.Lines(string(body)) {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		i := strings.LastIndexByte(line, ' ')
-		v, err := strconv.ParseFloat(line[i+1:], 64)
-		if err != nil {
-			t.Fatalf("bad sample %q", line)
-		}
-		out[line[:i]] = v
+	out, err := promtext.Samples(string(body))
+	if err != nil {
+		t.Fatal(err)
 	}
 	return out
 }

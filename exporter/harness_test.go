@@ -1,7 +1,6 @@
 package exporter
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"log/slog"
@@ -9,7 +8,6 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,6 +15,7 @@ import (
 	"github.com/prometheus/exporter-toolkit/web"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstacktest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/promtext"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
 )
 
@@ -147,20 +146,13 @@ func (e *env) metrics() map[string]float64 {
 		e.t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	out := make(map[string]float64)
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#") || line == "" {
-			continue
-		}
-		i := strings.LastIndexByte(line, ' ')
-		v, err := strconv.ParseFloat(line[i+1:], 64)
-		if err != nil {
-			e.t.Fatalf("bad sample %q", line)
-		}
-		out[line[:i]] = v
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	out, err := promtext.Samples(string(body))
+	if err != nil {
+		e.t.Fatal(err)
 	}
 	return out
 }

@@ -5,7 +5,6 @@ package exporter
 // API's certificate checks.
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/ecdsa"
@@ -36,6 +35,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstacktest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/promtext"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/sshtest"
 )
@@ -457,20 +457,9 @@ func secSelfSigned(t *testing.T, ip string) (certPEM, keyPEM []byte) {
 // secParseMetrics reads an exposition into "name{labels}" -> value.
 func secParseMetrics(t *testing.T, body string) map[string]float64 {
 	t.Helper()
-	out := make(map[string]float64)
-	sc := bufio.NewScanner(strings.NewReader(body))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#") || line == "" {
-			continue
-		}
-		i := strings.LastIndexByte(line, ' ')
-		v, err := strconv.ParseFloat(line[i+1:], 64)
-		if err != nil {
-			t.Fatalf("bad sample %q", line)
-		}
-		out[line[:i]] = v
+	out, err := promtext.Samples(body)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return out
 }
