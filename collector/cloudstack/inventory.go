@@ -3,7 +3,6 @@ package cloudstack
 import (
 	"context"
 	"strconv"
-	"strings"
 	"time"
 
 	cs "github.com/apache/cloudstack-go/v2/cloudstack"
@@ -228,28 +227,20 @@ func (s *Source) sshTarget(r clusterRow, sshPorts map[string]int) collector.SSHT
 	return t
 }
 
-// firstControl returns the control VM that CKS forwards SSH to: the first control VM of the map,
-// preferring a Running one (a Destroyed first control node cannot answer), never an etcd VM.
+// firstControl returns the control VM that CKS forwards SSH to (collector.FirstControl).
 func firstControl(k *cs.KubernetesCluster, c collector.Cluster) *cs.VirtualMachine {
-	var first *cs.VirtualMachine
+	var vms []*cs.VirtualMachine
+	var candidates []collector.ControlCandidate
 	for _, v := range k.Virtualmachines {
-		if v == nil || !strings.Contains(strings.ToLower(v.Name), "-control") || collector.IsEtcdName(c, v.Name) {
+		if v == nil {
 			continue
 		}
-		if v.State == "Running" {
-			return v
-		}
-		if first == nil {
-			first = v
-		}
+		_, etcd := k.Etcdips[v.Name]
+		vms = append(vms, v)
+		candidates = append(candidates, collector.ControlCandidate{Name: v.Name, State: v.State, Etcd: etcd})
 	}
-	if first != nil {
-		return first
-	}
-	for _, v := range k.Virtualmachines {
-		if v != nil && v.State == "Running" && !collector.IsEtcdName(c, v.Name) {
-			return v
-		}
+	if i := collector.FirstControl(c, candidates, false); i >= 0 {
+		return vms[i]
 	}
 	return nil
 }

@@ -117,49 +117,20 @@ func sourceNAT(k clusterRow, byNetwork map[int64][]ipRow) *ipRow {
 }
 
 // firstControl picks the VM to reach kubectl on among the VMs the API would list (existing and
-// not expunged), in map order, preferring a Running VM as the API source does (a Stopped or
-// Destroyed first control node cannot answer): among the rows flagged control_node (4.16 and
-// later), the first Running one, else the first; without a flagged row, the API source's rule:
-// the first Running VM named like a control node that is not an etcd node, else the first such
-// VM, else the first Running VM that is not an etcd node.
+// not expunged), in map order, by the rule both sources share (collector.FirstControl); flagged
+// says whether the map has the control_node column (4.16 and later).
 func firstControl(c collector.Cluster, rows []mapRow, flagged bool) *mapRow {
 	var visible []*mapRow
+	var candidates []collector.ControlCandidate
 	for i := range rows {
 		if rows[i].vm.Valid && !rows[i].removed.Valid {
-			visible = append(visible, &rows[i])
+			m := &rows[i]
+			visible = append(visible, m)
+			candidates = append(candidates, collector.ControlCandidate{Name: m.name.String, State: m.state.String, Control: m.control, Etcd: m.etcd})
 		}
 	}
-	etcd := func(m *mapRow) bool { return m.etcd || collector.IsEtcdName(c, m.name.String) }
-	// runningFirst returns the first Running row that ok accepts, else the first such row.
-	runningFirst := func(ok func(*mapRow) bool) *mapRow {
-		var first *mapRow
-		for _, m := range visible {
-			if !ok(m) {
-				continue
-			}
-			if m.state.String == "Running" {
-				return m
-			}
-			if first == nil {
-				first = m
-			}
-		}
-		return first
-	}
-	if flagged {
-		if m := runningFirst(func(m *mapRow) bool { return m.control }); m != nil {
-			return m
-		}
-	}
-	if m := runningFirst(func(m *mapRow) bool {
-		return strings.Contains(strings.ToLower(m.name.String), "-control") && !etcd(m)
-	}); m != nil {
-		return m
-	}
-	for _, m := range visible {
-		if m.state.String == "Running" && !etcd(m) {
-			return m
-		}
+	if i := collector.FirstControl(c, candidates, flagged); i >= 0 {
+		return visible[i]
 	}
 	return nil
 }
