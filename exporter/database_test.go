@@ -1,11 +1,8 @@
 package exporter
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
-	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -136,25 +133,6 @@ func exporterAccount(t *testing.T, d *mariadbtest.Database) (dsn string, grant, 
 	t.Cleanup(func() { _, _ = d.Admin.Exec(fmt.Sprintf("DROP USER IF EXISTS '%s'@'%%'", user)) })
 	cfg.User, cfg.Passwd, cfg.DBName = user, e2ePassword, d.Name
 	return cfg.FormatDSN(), grant, drop
-}
-
-// findingsReport fetches /findings, and its raw text.
-func (e *env) findingsReport() (Report, string) {
-	e.t.Helper()
-	resp, err := http.Get(e.url + "/findings")
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	var r Report
-	if err := json.Unmarshal(body, &r); err != nil {
-		e.t.Fatalf("/findings: %v\n%s", err, body)
-	}
-	return r, string(body)
 }
 
 // assertNoPassword checks that the password is nowhere in the log, /findings or /metrics.

@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net"
@@ -253,4 +254,23 @@ func post(t *testing.T, url string) int {
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	return resp.StatusCode
+}
+
+// findingsReport fetches /findings, and its raw text.
+func (e *env) findingsReport() (Report, string) {
+	e.t.Helper()
+	resp, err := http.Get(e.url + "/findings")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var r Report
+	if err := json.Unmarshal(body, &r); err != nil {
+		e.t.Fatalf("/findings: %v\n%s", err, body)
+	}
+	return r, string(body)
 }

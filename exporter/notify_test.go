@@ -1,11 +1,10 @@
 package exporter
 
 import (
-	"encoding/json"
 	"log/slog"
-	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstacktest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
@@ -38,24 +37,10 @@ func TestRestartAnnouncesNothingTwice(t *testing.T) {
 
 func (e *env) firstSeen(t *testing.T) string {
 	t.Helper()
-	resp, err := http.Get(e.url + "/findings")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var r struct {
-		Clusters []struct {
-			Findings []struct {
-				FirstSeen string `json:"first_seen"`
-			} `json:"findings"`
-		} `json:"clusters"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
-		t.Fatal(err)
-	}
+	r, _ := e.findingsReport()
 	for _, c := range r.Clusters {
 		for _, f := range c.Findings {
-			return f.FirstSeen
+			return f.FirstSeen.Format(time.RFC3339Nano)
 		}
 	}
 	t.Fatal("no finding in /findings")
