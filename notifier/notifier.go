@@ -3,6 +3,7 @@
 package notifier
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -56,6 +57,7 @@ type Notifier struct {
 	state   State
 	stats   collector.NotificationStats
 	failing map[string]string // operation -> last error logged, so a reason is logged once
+	saved   []byte            // the document the store holds, so an unchanged state is not written again
 	summary map[string]int    // capped findings by cluster name in the cycle under way
 }
 
@@ -76,6 +78,7 @@ func New(cs CloudStack, store Store, opts Options, logger *slog.Logger, now func
 			return nil, fmt.Errorf("notifier state cannot be decoded: %w", err)
 		}
 	}
+	n.saved = raw
 	return n, nil
 }
 
@@ -186,6 +189,9 @@ func (s *State) settle(o Options, all bool) {
 // save writes the state and reports whether it could.
 func (n *Notifier) save() bool {
 	raw, err := json.Marshal(&n.state)
+	if err == nil && bytes.Equal(raw, n.saved) {
+		return true // the file holds this already: no write, no fsync, in the cycles where nothing changes
+	}
 	if err == nil {
 		err = n.store.SaveNotifierState(raw)
 	}
@@ -194,6 +200,7 @@ func (n *Notifier) save() bool {
 		n.fail("save state", err)
 		return false
 	}
+	n.saved = raw
 	n.ok("save state")
 	return true
 }
