@@ -63,7 +63,7 @@ func (x *exposition) update(s *collector.Snapshot) {
 func (x *exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	checks := x.checks.Load()
 	format, cached := formatText, checks.text
-	if expfmt.NegotiateIncludingOpenMetrics(r.Header).FormatType() == expfmt.TypeOpenMetrics {
+	if expfmt.NegotiateAccept(r.Header, expfmt.DefaultOpenMetricsAcceptedFormats()...).FormatType() == expfmt.TypeOpenMetrics {
 		format, cached = formatOpenMetrics, checks.openMetrics
 	}
 	live, err := x.live.Gather()

@@ -719,7 +719,7 @@ func faultBuildBinary(t *testing.T) string {
 	t.Helper()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+		t.Fatalf("go is not on PATH: %v", err)
 	}
 	bin := filepath.Join(t.TempDir(), "cks-drift-exporter")
 	cmd := exec.Command(goTool, "build", "-o", bin, "github.com/cks-drift-exporter/cks-drift-exporter/cmd/cks-drift-exporter")
