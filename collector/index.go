@@ -42,7 +42,7 @@ func NewIndex(inv Inventory) *Index {
 // NamedAsNodes returns the VMs that carry the cluster's node or etcd naming, belong to the
 // cluster's owner (the same project, or the same account and domain) and are in no cluster's
 // map. The network is deliberately not compared: a stray VM in the same account on another
-// network is drift too (test report, scenario 7).
+// network is drift too (scenario 7 in docs/scenarios.md).
 func (idx *Index) NamedAsNodes(c Cluster) []*VM {
 	seen := make(map[string]bool)
 	var out []*VM

@@ -84,7 +84,8 @@ const (
 // Kind is the kind of drift, the value of the kind label.
 type Kind string
 
-// Kinds of drift, as CONTRACT.md names them.
+// Kinds of drift. The values are label values and part of the exporter's interface: the README's
+// "Kinds of drift" lists each with its message.
 const (
 	KindUnmappedVM       Kind = "unmapped_vm"
 	KindMappedVMExpunged Kind = "mapped_vm_expunged"

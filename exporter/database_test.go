@@ -159,7 +159,7 @@ func (e *env) assertNoPassword(password string) {
 	}
 }
 
-// TestScenario3FromTheDatabase is the test report's scenario 3 in full, with inventory.source
+// TestScenario3FromTheDatabase is scenario 3 of docs/scenarios.md in full, with inventory.source
 // database: map rows for an expunged VM and for VM id 999999, which the API cannot show. The
 // exporter reads clusters, map rows and VMs from MariaDB as an account that may only SELECT the
 // tables it reads, runs kubectl over SSH on the control node the database names (the cluster's

@@ -26,7 +26,7 @@ func count(list []string, parts ...string) int {
 	return n
 }
 
-// TestReportScenarios follows the test report's scenarios 1, 2, 4, 5, 7 (grace) and 8 on one
+// TestReportScenarios follows scenarios 1, 2, 4, 5, 7 (grace) and 8 of docs/scenarios.md on one
 // cluster, across cycles, through /metrics, the calls CloudStack receives and the log.
 func TestReportScenarios(t *testing.T) {
 	e, cs := newEnv(t, simulator.ClusterSpec{Name: "test", Workers: 2}, simulator.ClusterSpec{Name: "other", Workers: 1})

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# govulncheck without the public vulnerability service (see shared/TOOLING.md).
+# govulncheck without the public vulnerability service.
 #
 # The vulnerability database is itself a Go module, golang.org/x/vulndb, so it comes through the
 # Go module proxy like any dependency: the script downloads it, builds a local database index

@@ -16,7 +16,7 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/mariadbtest"
 )
 
-// The cycle of the test report's scenario 3 (20:35:31); every cluster was created 40 minutes
+// The cycle of scenario 3 (20:35:31, docs/scenarios.md); every cluster was created 40 minutes
 // before it, past the 15-minute grace period. Whole seconds: both the API's dates and DATETIME
 // columns have second resolution.
 var (
@@ -218,7 +218,7 @@ func readInventory(t *testing.T, what string, src interface {
 
 // TestSameFindingsFromAPIAndDatabase builds one cloud in the fake CloudStack API and in MariaDB
 // and checks that the drift check finds the same drift whichever source read it. Then it adds the
-// two map rows of the test report's scenario 3, which only the database can see.
+// two map rows of scenario 3 (docs/scenarios.md), which only the database can see.
 func TestSameFindingsFromAPIAndDatabase(t *testing.T) {
 	db := mariadbtest.Start(t)
 	x := newCrossWorld()

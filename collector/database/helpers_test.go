@@ -13,7 +13,7 @@ import (
 func TestMain(m *testing.M) { os.Exit(mariadbtest.Main(m)) }
 
 var (
-	now     = time.Date(2026, 6, 5, 20, 35, 31, 0, time.UTC) // the test report's 20:35:31 cycle
+	now     = time.Date(2026, 6, 5, 20, 35, 31, 0, time.UTC) // scenario 3's cycle (docs/scenarios.md)
 	created = now.Add(-40 * time.Minute)                     // past the 15-minute grace
 	grace   = 15 * time.Minute
 )
@@ -26,7 +26,7 @@ const (
 	testUUID    = "00000006-0000-4000-8000-000000000001" // cluster "test"
 )
 
-// reportWorld is the test report's fresh test cluster: "test", 1 control node and 2 workers, on
+// reportWorld is the fresh test cluster of docs/scenarios.md: "test", 1 control node and 2 workers, on
 // an isolated network, in account alice, created 40 minutes before the check.
 type reportWorld struct {
 	w     *mariadbtest.World

@@ -66,7 +66,7 @@ type setup struct {
 	extra []*mariadbtest.VM
 }
 
-// TestScenarios are the test report's drift scenarios and the variations of the source's fields,
+// TestScenarios are the drift scenarios of docs/scenarios.md and the variations of the source's fields,
 // each asserted as the whole inventory and as the findings of the drift check.
 func TestScenarios(t *testing.T) {
 	tests := []struct {

@@ -214,7 +214,7 @@ func (w *World) AddMapRow(c *Cluster, vmID int64) *MapRow {
 	return r
 }
 
-// DeleteMapRow removes a row, as the test report's engineer did with a worker's row.
+// DeleteMapRow removes a row, as scenario 2 of docs/scenarios.md does with a worker's row.
 func (w *World) DeleteMapRow(r *MapRow) {
 	for i, m := range w.Maps {
 		if m == r {

@@ -9,8 +9,8 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstacktest"
 )
 
-// The helpers below cause and undo the kinds of drift of the test report, the way the tester did
-// it on a real cloud: by editing map rows and VMs, and by stopping kubelet on a node.
+// The helpers below cause and undo the kinds of drift of docs/scenarios.md, the way they were
+// caused by hand on a real cloud: by editing map rows and VMs, and by stopping kubelet on a node.
 
 // DeleteMapRow deletes the map row of a cluster's VM (scenario 2) and returns what restores it.
 func (s *Simulator) DeleteMapRow(clusterID, vmName string) (restore func(), err error) {

@@ -14,8 +14,9 @@ import (
 	"golang.org/x/crypto/ssh"
 )
 
-// DefaultCommand is the command a CKS control node is asked for its nodes, as CLOUDSTACK.md
-// describes it; the server answers only this exact string unless Options.Command says otherwise.
+// DefaultCommand is the command a CKS control node is asked for its nodes (CKS installs kubectl
+// in /opt/bin and logs in as a user with sudo); the server answers only this exact string
+// unless Options.Command says otherwise.
 const DefaultCommand = "sudo /opt/bin/kubectl get nodes -o name"
 
 // DefaultUser is the user CKS creates on its nodes.
