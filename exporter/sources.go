@@ -14,6 +14,7 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/kube"
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 	"github.com/cks-drift-exporter/cks-drift-exporter/notifier"
+	notifiercs "github.com/cks-drift-exporter/cks-drift-exporter/notifier/cloudstack"
 )
 
 // InventorySource reads every cluster and VM; the cycle does not know whether from the API or
@@ -82,7 +83,7 @@ func newSources(cfg *config.Config, pins kube.PinStore, logger *slog.Logger) (so
 	if err != nil {
 		return sources{}, fmt.Errorf("ssh: %w", err)
 	}
-	src := sources{inventory: inv, nodes: lister, cloud: inv}
+	src := sources{inventory: inv, nodes: lister, cloud: notifiercs.New(inv.API(), cfg.CloudStack.PageSize)}
 	if cfg.Inventory.Source == config.SourceDatabase {
 		db, err := database.New(database.Options{
 			DSN:             string(cfg.Database.DSN),

@@ -3,21 +3,18 @@ package cloudstack
 import (
 	"context"
 	"strconv"
-	"time"
 
 	cs "github.com/apache/cloudstack-go/v2/cloudstack"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
 )
-
-// dateLayout is how CloudStack writes dates: 2024-06-05T07:51:22+0000.
-const dateLayout = "2006-01-02T15:04:05-0700"
 
 // Inventory reads every cluster, every VM and the port-forwarding rules the key can see. Each
 // list is paged, and listed twice when projects are included (project resources only appear with
 // projectid=-1), so the number of calls grows with pages, not with clusters.
 func (s *Source) Inventory(ctx context.Context) (collector.Inventory, error) {
-	c := s.client(ctx)
+	c := s.api.SDK(ctx)
 	scopes := []string{""}
 	if s.opts.IncludeProjects {
 		scopes = append(scopes, "-1")
@@ -114,7 +111,7 @@ func shrink[T any, U any](items []*T, to func(*T) U) []U {
 
 func toVM(v *cs.VirtualMachine) collector.VM {
 	return collector.VM{ID: v.Id, Name: v.Name, State: v.State, Account: v.Account,
-		DomainID: v.Domainid, ProjectID: v.Projectid, Created: parseDate(v.Created)}
+		DomainID: v.Domainid, ProjectID: v.Projectid, Created: cloudstackapi.ParseDate(v.Created)}
 }
 
 func toRule(r *cs.PortForwardingRule) pfRule {
@@ -125,7 +122,7 @@ func toClusterRow(k *cs.KubernetesCluster) clusterRow {
 	c := collector.Cluster{
 		ID: k.Id, Name: k.Name, State: k.State, ClusterType: k.Clustertype,
 		ZoneID: k.Zoneid, ZoneName: k.Zonename, Account: k.Account, DomainID: k.Domainid, Domain: k.Domain,
-		ProjectID: k.Projectid, Project: k.Project, NetworkID: k.Networkid, Created: parseDate(k.Created),
+		ProjectID: k.Projectid, Project: k.Project, NetworkID: k.Networkid, Created: cloudstackapi.ParseDate(k.Created),
 		ControlNodes: int(k.Controlnodes), WorkerNodes: int(k.Size), EtcdNodes: int(k.Etcdnodes),
 	}
 	if c.ControlNodes == 0 && k.Masternodes > 0 { // releases before 4.16 call them master nodes
@@ -137,7 +134,7 @@ func toClusterRow(k *cs.KubernetesCluster) clusterRow {
 		}
 		_, etcd := k.Etcdips[v.Name]
 		c.Mapped = append(c.Mapped, collector.MappedVM{ID: v.Id, Name: v.Name, State: v.State,
-			Created: parseDate(v.Created), Etcd: etcd || collector.IsEtcdName(c, v.Name)})
+			Created: cloudstackapi.ParseDate(v.Created), Etcd: etcd || collector.IsEtcdName(c, v.Name)})
 	}
 	row := clusterRow{cluster: c, ipAddress: k.Ipaddress, ipAddressID: k.Ipaddressid}
 	if control := firstControl(k, c); control != nil {
@@ -257,12 +254,4 @@ func nicAddress(v *cs.VirtualMachine, networkID string) string {
 		}
 	}
 	return ""
-}
-
-func parseDate(s string) time.Time {
-	t, err := time.Parse(dateLayout, s)
-	if err != nil {
-		return time.Time{}
-	}
-	return t
 }

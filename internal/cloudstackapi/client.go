@@ -1,5 +1,6 @@
-// Package cloudstack reads the inventory of CKS clusters and VMs through the CloudStack API.
-package cloudstack
+// Package cloudstackapi is the one connection to the CloudStack API that the inventory reader and
+// the notifier's writer share: TLS, signed requests bound to a context, and answers checked.
+package cloudstackapi
 
 import (
 	"bytes"
@@ -27,25 +28,18 @@ type Options struct {
 	CAFile             string
 	InsecureSkipVerify bool
 	Timeout            time.Duration // per request
-	PageSize           int
-	IncludeProjects    bool
-	// SSHPort, when not zero, replaces the discovered SSH port of every cluster.
-	SSHPort int
 }
 
-// Source reads the inventory through the API.
-type Source struct {
+// Client makes signed calls to one CloudStack endpoint.
+type Client struct {
 	opts      Options
 	transport http.RoundTripper
 }
 
 // New validates the options and prepares the HTTP transport (TLS with an extra CA if given).
-func New(o Options) (*Source, error) {
+func New(o Options) (*Client, error) {
 	if o.Endpoint == "" || o.APIKey == "" || o.SecretKey == "" {
 		return nil, errors.New("cloudstack: endpoint, API key and secret key are required")
-	}
-	if o.PageSize <= 0 {
-		o.PageSize = 500
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = 30 * time.Second
@@ -68,15 +62,14 @@ func New(o Options) (*Source, error) {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.TLSClientConfig = tlsConfig
 	t.MaxIdleConnsPerHost = 8
-	return &Source{opts: o, transport: t}, nil
+	return &Client{opts: o, transport: t}, nil
 }
 
-// client returns an SDK client whose every request carries ctx. The SDK takes no context, so the
+// SDK returns an SDK client whose every request carries ctx. The SDK takes no context, so the
 // context is bound to a per-call transport: cancelling ctx aborts the request under way.
-func (s *Source) client(ctx context.Context) *cs.CloudStackClient {
-	hc := &http.Client{Transport: ctxTransport{ctx: ctx, base: s.transport}, Timeout: s.opts.Timeout}
-	c := cs.NewAsyncClient(s.opts.Endpoint, s.opts.APIKey, s.opts.SecretKey, !s.opts.InsecureSkipVerify, cs.WithHTTPClient(hc))
-	return c
+func (c *Client) SDK(ctx context.Context) *cs.CloudStackClient {
+	hc := &http.Client{Transport: ctxTransport{ctx: ctx, base: c.transport}, Timeout: c.opts.Timeout}
+	return cs.NewAsyncClient(c.opts.Endpoint, c.opts.APIKey, c.opts.SecretKey, !c.opts.InsecureSkipVerify, cs.WithHTTPClient(hc))
 }
 
 type ctxTransport struct {
@@ -126,10 +119,10 @@ func errorEnvelope(body []byte) error {
 	return nil
 }
 
-// redact drops the query from the URL of a transport error. The SDK signs GET requests in the
+// Redact drops the query from the URL of a transport error. The SDK signs GET requests in the
 // query, so the URL holds the API key and a signature valid for 15 minutes: logged as is, anyone
 // reading the log could replay the request.
-func redact(err error) error {
+func Redact(err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		ue.URL, _, _ = strings.Cut(ue.URL, "?")

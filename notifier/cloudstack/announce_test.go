@@ -10,21 +10,18 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/cks-drift-exporter/cks-drift-exporter/collector/cloudstack"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstacktest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/notifier"
 )
-
-const alertName = "KUBERNETES.CLUSTER.VM.MAP.CHECK"
 
 // TestAnnotation adds an annotation to a cluster and looks it up by text and creation time.
 func TestAnnotation(t *testing.T) {
 	const text = "cks-drift: 1 unmapped VM (prod-node-18fe)"
 	var cluster, other *cloudstacktest.Cluster
-	s := startFake(t, func(w *cloudstacktest.World) {
-		cluster = addCKS(w, accountCluster("prod"), 1, 1, 0).cluster
-		other = addCKS(w, accountCluster("dev"), 1, 1, 0).cluster
+	s, src := newWriter(t, func(w *cloudstacktest.World) {
+		cluster = w.AddCluster(runningCluster("prod"))
+		other = w.AddCluster(runningCluster("dev"))
 	})
-	src := newSource(t, s, cloudstack.Options{})
 	ctx := context.Background()
 
 	before := time.Now()
@@ -80,12 +77,11 @@ func TestAnnotation(t *testing.T) {
 // TestAlertLatch walks through CloudStack's alert latch: a second alert of a type and zone is
 // dropped with success until the first is archived.
 func TestAlertLatch(t *testing.T) {
-	s := startFake(t, func(w *cloudstacktest.World) {
+	s, src := newWriter(t, func(w *cloudstacktest.World) {
 		// Same type, another name: not ours, so AlertStored must not count it.
 		w.Alerts = append(w.Alerts, &cloudstacktest.Alert{ID: "cafe8888-0000-4000-8000-000000000000", Type: 20003,
 			Name: "SOMEONE.ELSE", Description: "theirs", ZoneID: zoneID, Sent: created})
 	})
-	src := newSource(t, s, cloudstack.Options{})
 	ctx := context.Background()
 
 	type op int
@@ -144,7 +140,7 @@ func TestAlertLatch(t *testing.T) {
 			}
 		}
 	})
-	if diff := cmp.Diff([]string{alertName, alertName, alertName, alertName}, names); diff != "" {
+	if diff := cmp.Diff([]string{notifier.AlertName, notifier.AlertName, notifier.AlertName, notifier.AlertName}, names); diff != "" {
 		t.Errorf("names of the stored alerts (-want +got):\n%s", diff)
 	}
 }
@@ -175,9 +171,8 @@ func TestGenerateAlert(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := startFake(t, nil)
+			s, src := newWriter(t, nil)
 			s.SetJobPolls(tt.polls)
-			src := newSource(t, s, cloudstack.Options{})
 			ctx := tt.ctx
 			if ctx == nil {
 				ctx = context.Background()

@@ -1,0 +1,45 @@
+// Package cloudstack reads the inventory of CKS clusters and VMs through the CloudStack API. It
+// only reads: the notifier's writes live in notifier/cloudstack.
+package cloudstack
+
+import (
+	"time"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
+)
+
+// Options configure the inventory reader and its API connection.
+type Options struct {
+	Endpoint           string
+	APIKey             string
+	SecretKey          string
+	CAFile             string
+	InsecureSkipVerify bool
+	Timeout            time.Duration // per request
+	PageSize           int
+	IncludeProjects    bool
+	// SSHPort, when not zero, replaces the discovered SSH port of every cluster.
+	SSHPort int
+}
+
+// Source reads the inventory through the API.
+type Source struct {
+	opts Options
+	api  *cloudstackapi.Client
+}
+
+// New validates the options and prepares the API connection (TLS with an extra CA if given).
+func New(o Options) (*Source, error) {
+	if o.PageSize <= 0 {
+		o.PageSize = 500
+	}
+	api, err := cloudstackapi.New(cloudstackapi.Options{Endpoint: o.Endpoint, APIKey: o.APIKey, SecretKey: o.SecretKey,
+		CAFile: o.CAFile, InsecureSkipVerify: o.InsecureSkipVerify, Timeout: o.Timeout})
+	if err != nil {
+		return nil, err
+	}
+	return &Source{opts: o, api: api}, nil
+}
+
+// API returns the connection, so that the notifier's writer shares its transport.
+func (s *Source) API() *cloudstackapi.Client { return s.api }
