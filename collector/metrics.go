@@ -22,11 +22,8 @@ var (
 	findingsDesc    = desc("findings", "Active findings of VM map drift per cluster and kind (cached from the last cycle).", "cluster_id", "cluster_name", "kind")
 	findingDesc     = desc("finding", "One series per active finding of VM map drift (cached from the last cycle).", "cluster_id", "cluster_name", "kind", "vm_id", "vm_name")
 	kubectlFailDesc = desc("kubectl_failures_total", "Node listings with kubectl over SSH that failed, by reason, since the exporter started.", "reason")
-	notifiedDesc    = desc("notifications_total", "CloudStack alerts sent for new findings since the exporter started.", "kind")
-	cappedDesc      = desc("notifications_capped_total", "New findings not alerted one by one because of the per-cycle alert cap, since the exporter started.")
 	shardDesc       = desc("shard_ordinal", "The shard of the clusters this replica checks (check.shard).")
 	totalShardsDesc = desc("total_shards", "The number of shards the clusters are split into (check.total_shards).")
-	notifyFailDesc  = desc("notification_failures_total", "CloudStack calls of the notifier that failed, since the exporter started.")
 )
 
 func desc(name, help string, labels ...string) *prometheus.Desc {
@@ -47,7 +44,7 @@ func NewMetrics(load func() *Snapshot) *Metrics {
 // Describe sends every descriptor.
 func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{upDesc, enabledDesc, durationDesc, lastSuccessDesc, cyclesDesc, cycleFailDesc,
-		clusterInfoDesc, checkedDesc, reachableDesc, findingsDesc, findingDesc, kubectlFailDesc, notifiedDesc, cappedDesc, notifyFailDesc,
+		clusterInfoDesc, checkedDesc, reachableDesc, findingsDesc, findingDesc, kubectlFailDesc,
 		shardDesc, totalShardsDesc} {
 		ch <- d
 	}
@@ -96,11 +93,6 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	for _, reason := range sortedKeys(s.KubectlFailures) {
 		counter(kubectlFailDesc, s.KubectlFailures[reason], reason)
 	}
-	for _, k := range Kinds {
-		counter(notifiedDesc, s.Notifications.Sent[k], string(k))
-	}
-	counter(cappedDesc, s.Notifications.Capped)
-	counter(notifyFailDesc, s.Notifications.Failures)
 }
 
 func boolValue(b bool) float64 {

@@ -42,14 +42,6 @@ type Snapshot struct {
 	Cycles          uint64
 	CycleFailures   uint64
 	KubectlFailures map[string]uint64 // by reason, since start
-	Notifications   NotificationStats
-}
-
-// NotificationStats counts what the notifier did since start.
-type NotificationStats struct {
-	Sent     map[Kind]uint64 // alerts sent for new findings
-	Capped   uint64
-	Failures uint64
 }
 
 // Checkable reports whether a cluster is compared in a cycle: CloudManaged clusters in Running or
@@ -116,6 +108,29 @@ func EvaluateShard(prev []ClusterStatus, inv Inventory, nodes map[string]NodeLis
 		return out[i].Cluster.ID < out[j].Cluster.ID
 	})
 	return out
+}
+
+// FirstSeenMemory returns the first-seen time remembered for a finding of a cluster across
+// restarts (the notifier's state keeps it), and whether one is.
+type FirstSeenMemory func(clusterID string, side Side, key string) (time.Time, bool)
+
+// RestoreFirstSeen gives the findings of statuses the first-seen times that memory holds, so that
+// a finding keeps its time across a restart of the exporter; it is the only place besides
+// Evaluate's carry-over that sets one.
+func RestoreFirstSeen(statuses []ClusterStatus, memory FirstSeenMemory) {
+	for i := range statuses {
+		id := statuses[i].Cluster.ID
+		for _, side := range []struct {
+			side Side
+			list []Finding
+		}{{SideVM, statuses[i].VM}, {SideNode, statuses[i].Node}} {
+			for j := range side.list {
+				if t, ok := memory(id, side.side, side.list[j].Key()); ok {
+					side.list[j].FirstSeen = t
+				}
+			}
+		}
+	}
 }
 
 func carryFirstSeen(cur, prev []Finding, now time.Time) {

@@ -56,8 +56,7 @@ func benchSnapshot(n int) *collector.Snapshot {
 	}
 	return &collector.Snapshot{Start: now.Add(-40 * time.Second), End: now, Success: true, Enabled: true, LastSuccess: now, Cycles: 12,
 		Clusters:        collector.Evaluate(nil, inv, nodes, now, 15*time.Minute),
-		KubectlFailures: map[string]uint64{"timeout": uint64(n / 33)},
-		Notifications:   collector.NotificationStats{Sent: map[collector.Kind]uint64{collector.KindUnmappedVM: 5}}}
+		KubectlFailures: map[string]uint64{"timeout": uint64(n / 33)}}
 }
 
 // benchExporter is an exporter that serves snap, without configuration or back ends.

@@ -65,6 +65,6 @@ func (e *Exporter) announcePass(ctx context.Context) {
 		s.VM, s.Node = slices.Clone(s.VM), slices.Clone(s.Node)
 		next.Clusters[i] = s
 	}
-	next.Notifications = e.notifier.Notify(ctx, next.Clusters)
+	e.notifier.Notify(ctx, next.Clusters)
 	e.publish(next)
 }

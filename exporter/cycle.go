@@ -18,7 +18,10 @@ import (
 // Announcer announces a cycle's statuses; the cycle hands it every cluster with both sides and
 // whether the node side was evaluated. Nil announces nothing (--once).
 type Announcer interface {
-	Notify(ctx context.Context, statuses []collector.ClusterStatus) collector.NotificationStats
+	// FirstSeen is the first-seen time the announcer remembers for a finding, across restarts.
+	FirstSeen(clusterID string, side collector.Side, key string) (time.Time, bool)
+	// Notify reads the statuses; it never changes them.
+	Notify(ctx context.Context, statuses []collector.ClusterStatus)
 }
 
 func cycle(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, src sources, announcer Announcer, logger *slog.Logger, now func() time.Time) *collector.Snapshot {
@@ -50,7 +53,8 @@ func cycle(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, sr
 	next.Clusters = collector.EvaluateShard(prev.Clusters, inv, nodes, next.Start, cfg.Check.GracePeriod, next.Shard)
 	logReachability(prev.Clusters, next.Clusters, logger)
 	if announcer != nil {
-		next.Notifications = announcer.Notify(ctx, next.Clusters)
+		collector.RestoreFirstSeen(next.Clusters, announcer.FirstSeen)
+		announcer.Notify(ctx, next.Clusters)
 	}
 	next.End = now()
 	next.Success = true
@@ -66,10 +70,6 @@ func carry(prev *collector.Snapshot) *collector.Snapshot {
 	next.KubectlFailures = make(map[string]uint64, len(prev.KubectlFailures))
 	for k, v := range prev.KubectlFailures {
 		next.KubectlFailures[k] = v
-	}
-	next.Notifications.Sent = make(map[collector.Kind]uint64, len(prev.Notifications.Sent))
-	for k, v := range prev.Notifications.Sent {
-		next.Notifications.Sent[k] = v
 	}
 	return &next
 }

@@ -35,6 +35,8 @@ type Exporter struct {
 	now        func() time.Time
 	store      *state.Store
 	notifier   *notifier.Notifier
+	// notifierMetrics are the notifier's counters, registered in live.
+	notifierMetrics *notifier.Metrics
 
 	mu      sync.Mutex // guards cfg, src and retired, swapped together by a reload
 	cfg     *config.Config
@@ -77,13 +79,7 @@ func New(opts Options) (*Exporter, error) {
 		_ = store.Close()
 		return nil, err
 	}
-	n, err := notifier.New(src.cloud, store, notifierOptions(cfg), opts.Logger, opts.Now)
-	if err != nil {
-		_ = store.Close()
-		return nil, fmt.Errorf("state file %s: %w; to start fresh, stop the exporter and move the file away: every open finding will then be announced again", cfg.Storage.Path, err)
-	}
 	e := &Exporter{
-		notifier:   n,
 		logger:     opts.Logger,
 		configFile: opts.ConfigFile,
 		now:        opts.Now,
@@ -100,6 +96,12 @@ func New(opts Options) (*Exporter, error) {
 		failures[r] = 0
 	}
 	e.live = e.newLiveRegistry()
+	n, err := notifier.New(src.cloud, store, notifierOptions(cfg), e.notifierMetrics, opts.Logger, opts.Now)
+	if err != nil {
+		_ = store.Close()
+		return nil, fmt.Errorf("state file %s: %w; to start fresh, stop the exporter and move the file away: every open finding will then be announced again", cfg.Storage.Path, err)
+	}
+	e.notifier = n
 	e.exposition = &exposition{live: e.live, logger: e.logger}
 	e.publish(&collector.Snapshot{Enabled: cfg.Check.Enabled, KubectlFailures: failures})
 	e.reloadOK.Set(1)

@@ -110,7 +110,7 @@ func lines(s string) []string {
 func expositionSnapshot() *collector.Snapshot {
 	now := time.Now()
 	s := &collector.Snapshot{Start: now.Add(-time.Second), End: now, Success: true, Enabled: true, LastSuccess: now, Cycles: 2,
-		KubectlFailures: map[string]uint64{"timeout": 1}, Notifications: collector.NotificationStats{Sent: map[collector.Kind]uint64{collector.KindUnmappedVM: 1}}}
+		KubectlFailures: map[string]uint64{"timeout": 1}}
 	for i := range 50 {
 		c := collector.ClusterStatus{Cluster: collector.Cluster{ID: fmt.Sprintf("k%d", i), Name: fmt.Sprintf("c%d", i), State: "Running"},
 			Checked: true, KubectlReachable: i%7 != 0}

@@ -6,10 +6,11 @@ import (
 	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
+	"github.com/cks-drift-exporter/cks-drift-exporter/notifier"
 )
 
-// newLiveRegistry holds build info, the process's own metrics and the reload and webhook
-// metrics: live state rather than part of a cycle. The check metrics are served from each
+// newLiveRegistry holds build info, the process's own metrics, the reload and webhook metrics and
+// the notifier's counters: live state rather than part of a cycle. The check metrics are served from each
 // snapshot by exposition.
 func (e *Exporter) newLiveRegistry() *prometheus.Registry {
 	e.reloadOK = prometheus.NewGauge(prometheus.GaugeOpts{
@@ -41,6 +42,7 @@ func (e *Exporter) newLiveRegistry() *prometheus.Registry {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		e.reloadOK, e.reloadTime, e.reloadsTotal, e.webhooks,
 	)
+	e.notifierMetrics = notifier.NewMetrics(r)
 	return r
 }
 

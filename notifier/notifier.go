@@ -55,20 +55,19 @@ type Notifier struct {
 	mu      sync.Mutex
 	opts    Options
 	state   State
-	stats   collector.NotificationStats
+	metrics *Metrics
 	failing map[string]string // operation -> last error logged, so a reason is logged once
 	saved   []byte            // the document the store holds, so an unchanged state is not written again
 	summary map[string]int    // capped findings by cluster name in the cycle under way
 }
 
 // New loads the state. A state that cannot be decoded stops start-up: resetting it would
-// announce every open finding again.
-func New(cs CloudStack, store Store, opts Options, logger *slog.Logger, now func() time.Time) (*Notifier, error) {
+// announce every open finding again. The notifier counts into metrics.
+func New(cs CloudStack, store Store, opts Options, metrics *Metrics, logger *slog.Logger, now func() time.Time) (*Notifier, error) {
 	if opts.Types == (TypeRange{}) {
 		opts.Types = DefaultTypeRange
 	}
-	n := &Notifier{cs: cs, store: store, logger: logger, now: now, opts: opts, failing: make(map[string]string),
-		stats: collector.NotificationStats{Sent: make(map[collector.Kind]uint64)}}
+	n := &Notifier{cs: cs, store: store, logger: logger, now: now, opts: opts, failing: make(map[string]string), metrics: metrics}
 	raw, err := store.LoadNotifierState()
 	if err != nil {
 		return nil, err
@@ -92,26 +91,24 @@ func (n *Notifier) Configure(cs CloudStack, o Options) {
 	n.cs, n.opts = cs, o
 }
 
-// Stats returns the counters since start.
-func (n *Notifier) Stats() collector.NotificationStats {
+// FirstSeen returns the first-seen time remembered for a finding of a cluster, across restarts.
+func (n *Notifier) FirstSeen(clusterID string, side collector.Side, key string) (time.Time, bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return copyStats(n.stats)
-}
-
-func copyStats(s collector.NotificationStats) collector.NotificationStats {
-	out := s
-	out.Sent = make(map[collector.Kind]uint64, len(s.Sent))
-	for k, v := range s.Sent {
-		out.Sent[k] = v
+	cs := n.state.Clusters[clusterID]
+	if cs == nil || cs.Sides[side] == nil {
+		return time.Time{}, false
 	}
-	return out
+	a, ok := cs.Sides[side].Findings[key]
+	if !ok || a.FirstSeen.IsZero() {
+		return time.Time{}, false
+	}
+	return a.FirstSeen, true
 }
 
-// Notify takes one cycle's statuses (from a cycle that read the inventory): it logs and announces
-// new findings and resolutions, retries what CloudStack did not accept before, and gives the
-// statuses' findings their remembered first-seen times.
-func (n *Notifier) Notify(ctx context.Context, statuses []collector.ClusterStatus) collector.NotificationStats {
+// Notify takes one cycle's statuses (from a cycle that read the inventory, read only): it logs
+// and announces new findings and resolutions, and retries what CloudStack did not accept before.
+func (n *Notifier) Notify(ctx context.Context, statuses []collector.ClusterStatus) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	announce := statuses
@@ -121,13 +118,10 @@ func (n *Notifier) Notify(ctx context.Context, statuses []collector.ClusterStatu
 	for _, e := range n.state.update(announce) {
 		n.logEvent(e)
 	}
-	for i := range statuses {
-		n.state.restoreFirstSeen(&statuses[i])
-	}
 	if !n.opts.Enabled {
 		n.state.settle(n.opts, true)
 		n.save()
-		return copyStats(n.stats)
+		return
 	}
 	n.state.settle(n.opts, false)
 	n.summary = make(map[string]int)
@@ -137,7 +131,6 @@ func (n *Notifier) Notify(ctx context.Context, statuses []collector.ClusterStatu
 		n.send(ctx, work)
 	}
 	n.save()
-	return copyStats(n.stats)
 }
 
 func (n *Notifier) logEvent(e Event) {
@@ -196,7 +189,7 @@ func (n *Notifier) save() bool {
 		err = n.store.SaveNotifierState(raw)
 	}
 	if err != nil {
-		n.stats.Failures++
+		n.metrics.failures.Inc()
 		n.fail("save state", err)
 		return false
 	}

@@ -51,7 +51,7 @@ func (n *Notifier) plan() []job {
 				if alerts >= n.opts.MaxAlertsPerCycle || a.AlertType == 0 {
 					a.Alert.Done, a.Capped = true, true
 					n.summary[cs.Name]++
-					n.stats.Capped++
+					n.metrics.capped.Inc()
 					continue
 				}
 				alerts++
@@ -159,7 +159,7 @@ func (n *Notifier) alreadyAccepted(ctx context.Context, j job, since time.Time) 
 		ok, err = n.cs.HasAnnotation(ctx, j.clusterID, annotation, since.Add(-time.Minute))
 	}
 	if err != nil {
-		n.stats.Failures++
+		n.metrics.failures.Inc()
 		n.fail("look up an earlier attempt", err)
 		return false, false
 	}
@@ -169,7 +169,7 @@ func (n *Notifier) alreadyAccepted(ctx context.Context, j job, since time.Time) 
 func (n *Notifier) do(ctx context.Context, j job) {
 	if j.archive != 0 {
 		if err := n.cs.ArchiveAlerts(ctx, j.archive); err != nil {
-			n.stats.Failures++
+			n.metrics.failures.Inc()
 			n.fail("archiveAlerts", err)
 			return
 		}
@@ -182,7 +182,7 @@ func (n *Notifier) do(ctx context.Context, j job) {
 	cs := n.state.Clusters[j.clusterID]
 	if !j.alert {
 		if err := n.cs.AddAnnotation(ctx, j.clusterID, annotation); err != nil {
-			n.stats.Failures++
+			n.metrics.failures.Inc()
 			n.fail("addAnnotation", err)
 			return
 		}
@@ -191,13 +191,13 @@ func (n *Notifier) do(ctx context.Context, j job) {
 		return
 	}
 	if err := n.storeAlert(ctx, alertType, cs.ZoneID, description); err != nil {
-		n.stats.Failures++
+		n.metrics.failures.Inc()
 		n.fail("generateAlert", err)
 		return
 	}
 	n.ok("generateAlert")
 	p.Done = true
-	n.stats.Sent[kind]++
+	n.metrics.sent.WithLabelValues(string(kind)).Inc()
 }
 
 // storeAlert raises an alert and checks that CloudStack stored it: an un-archived alert of the
@@ -233,7 +233,7 @@ func (n *Notifier) checkSummary(ctx context.Context) {
 	}
 	stored, err := n.cs.AlertStored(ctx, n.opts.Types.summaryType(), sm.Description)
 	if err != nil {
-		n.stats.Failures++
+		n.metrics.failures.Inc()
 		n.fail("look up an earlier attempt", err)
 		return
 	}
@@ -250,12 +250,12 @@ func (n *Notifier) sendSummary(ctx context.Context) {
 	t := n.opts.Types.summaryType()
 	// The summary type is reused every cycle: archive the previous summary first.
 	if err := n.cs.ArchiveAlerts(ctx, t); err != nil {
-		n.stats.Failures++
+		n.metrics.failures.Inc()
 		n.fail("archiveAlerts", err)
 		return
 	}
 	if err := n.storeAlert(ctx, t, "", sm.Description); err != nil {
-		n.stats.Failures++
+		n.metrics.failures.Inc()
 		n.fail("generateAlert", err)
 		return
 	}

@@ -87,7 +87,6 @@ func (s *State) update(statuses []collector.ClusterStatus) []Event {
 		c := st.Cluster
 		present[c.ID] = true
 		if !st.Checked {
-			s.restoreFirstSeen(st)
 			continue
 		}
 		cs := s.Clusters[c.ID]
@@ -100,7 +99,6 @@ func (s *State) update(statuses []collector.ClusterStatus) []Event {
 		if st.NodesEvaluated {
 			events = append(events, s.updateSide(cs, c, collector.SideNode, st.Node)...)
 		}
-		s.restoreFirstSeen(st)
 		if len(cs.Sides) == 0 {
 			delete(s.Clusters, c.ID)
 		}
@@ -169,25 +167,6 @@ func (s *State) archiveAll(ss *SideState) {
 // must be archived when the finding clears, or it stays open in CloudStack.
 func (a *Announcement) mayHaveAlert() bool {
 	return a.AlertType != 0 && !a.Capped && (a.Alert.Done || !a.Alert.Attempted.IsZero())
-}
-
-// restoreFirstSeen gives the status's findings the first-seen times remembered across restarts.
-func (s *State) restoreFirstSeen(st *collector.ClusterStatus) {
-	cs := s.Clusters[st.Cluster.ID]
-	if cs == nil {
-		return
-	}
-	for side, list := range map[collector.Side][]collector.Finding{collector.SideVM: st.VM, collector.SideNode: st.Node} {
-		ss := cs.Sides[side]
-		if ss == nil {
-			continue
-		}
-		for i := range list {
-			if a, ok := ss.Findings[list[i].Key()]; ok && !a.FirstSeen.IsZero() {
-				list[i].FirstSeen = a.FirstSeen
-			}
-		}
-	}
 }
 
 func appendUnique(list []int, v int) []int {

@@ -79,16 +79,26 @@ func TestClearedAlertIsArchived(t *testing.T) {
 	}
 }
 
-func TestFirstSeenRestored(t *testing.T) {
-	var s State
+func TestFirstSeenRemembered(t *testing.T) {
+	n := &Notifier{}
 	f := finding(collector.KindUnmappedVM, "w2")
-	s.update([]collector.ClusterStatus{status(true, true, []collector.Finding{f}, nil)})
+	n.state.update([]collector.ClusterStatus{status(true, true, []collector.Finding{f}, nil)})
 	later := f
 	later.FirstSeen = t0.Add(time.Hour)
 	st := []collector.ClusterStatus{status(true, true, []collector.Finding{later}, nil)}
-	s.update(st)
+	n.state.update(st)
+	if !st[0].VM[0].FirstSeen.Equal(later.FirstSeen) {
+		t.Fatalf("update changed the status's first seen to %v: the notifier only reads statuses", st[0].VM[0].FirstSeen)
+	}
+	if got, ok := n.FirstSeen("k1", collector.SideVM, f.Key()); !ok || !got.Equal(t0) {
+		t.Fatalf("FirstSeen = %v, %v; want %v, true", got, ok, t0)
+	}
+	collector.RestoreFirstSeen(st, n.FirstSeen)
 	if !st[0].VM[0].FirstSeen.Equal(t0) {
-		t.Fatalf("first seen %v, want %v", st[0].VM[0].FirstSeen, t0)
+		t.Fatalf("first seen %v after RestoreFirstSeen, want %v", st[0].VM[0].FirstSeen, t0)
+	}
+	if _, ok := n.FirstSeen("k1", collector.SideNode, f.Key()); ok {
+		t.Fatal("FirstSeen found a finding on the other side")
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 )
 
@@ -69,7 +71,7 @@ func FuzzWebhook(f *testing.F) {
 		store, cs := &memStore{}, &noCloudStack{}
 		now := func() time.Time { return time.Date(2024, 6, 5, 8, 0, 0, 0, time.UTC) }
 		opts := Options{Enabled: true, FromAlertmanager: true, Annotations: true, Alerts: true, MaxAlertsPerCycle: 5}
-		n, err := New(cs, store, opts, slog.New(slog.DiscardHandler), now)
+		n, err := New(cs, store, opts, NewMetrics(nil), slog.New(slog.DiscardHandler), now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +103,7 @@ func FuzzWebhook(f *testing.F) {
 			t.Errorf("the same payload again changed the saved state:\n%s\nwant\n%s", store.raw, saved)
 		}
 		if changed > 0 {
-			restarted, err := New(cs, store, opts, slog.New(slog.DiscardHandler), now)
+			restarted, err := New(cs, store, opts, NewMetrics(nil), slog.New(slog.DiscardHandler), now)
 			if err != nil {
 				t.Fatalf("New() cannot read the state Receive saved: %v\n%s", err, saved)
 			}
@@ -112,8 +114,8 @@ func FuzzWebhook(f *testing.F) {
 		if cs.calls != 0 {
 			t.Errorf("Receive() made %d CloudStack calls, want none", cs.calls)
 		}
-		if s := n.Stats(); s.Failures != 0 {
-			t.Errorf("Stats().Failures = %d, want 0", s.Failures)
+		if got := testutil.ToFloat64(n.metrics.failures); got != 0 {
+			t.Errorf("notification failures = %v, want 0", got)
 		}
 	})
 }
