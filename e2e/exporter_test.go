@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/exporter-toolkit/web"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/exporter"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/logtest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/promtext"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
 )
@@ -23,7 +24,7 @@ const webhookPath = "/alertmanager/webhook"
 type runningExporter struct {
 	addr string
 	tap  *tap
-	logs *syncBuffer
+	logs *logtest.Buffer
 }
 
 // startExporter runs the exporter with the simulator's configuration, alertmanager mode and a
@@ -34,7 +35,7 @@ func startExporter(t *testing.T, sim *simulator.Simulator) *runningExporter {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &syncBuffer{}
+	logs := &logtest.Buffer{}
 	exp, err := exporter.New(exporter.Options{ConfigFile: cfg, Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,11 +10,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/logtest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/tooltest"
 )
 
@@ -63,38 +62,20 @@ func freeAddr(t *testing.T) string {
 	return l.Addr().String()
 }
 
-// syncBuffer is a bytes.Buffer safe for a process's output and a test reading it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // proc is a program started by the test, stopped when the test ends; its output is printed if
 // the test failed.
 type proc struct {
 	name string
 	addr string // --web.listen-address
 	cmd  *exec.Cmd
-	out  *syncBuffer
+	out  *logtest.Buffer
 	done chan struct{}
 	err  error // of Wait, once done is closed
 }
 
 func startProc(t *testing.T, name, addr, path string, args ...string) *proc {
 	t.Helper()
-	p := &proc{name: name, addr: addr, out: &syncBuffer{}, done: make(chan struct{})}
+	p := &proc{name: name, addr: addr, out: &logtest.Buffer{}, done: make(chan struct{})}
 	p.cmd = exec.Command(path, args...)
 	p.cmd.Dir = t.TempDir()
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out

@@ -16,12 +16,12 @@ import (
 	"github.com/prometheus/exporter-toolkit/web"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstacktest"
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/promtext"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/logtest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
 )
 
-// logBuffer records log lines for assertions.
-type logBuffer struct {
+// logRecorder is a slog handler that keeps every record for assertions.
+type logRecorder struct {
 	mu    sync.Mutex
 	lines []logLine
 }
@@ -32,10 +32,10 @@ type logLine struct {
 	Attrs map[string]string
 }
 
-func (b *logBuffer) Enabled(context.Context, slog.Level) bool { return true }
-func (b *logBuffer) WithAttrs([]slog.Attr) slog.Handler       { return b }
-func (b *logBuffer) WithGroup(string) slog.Handler            { return b }
-func (b *logBuffer) Handle(_ context.Context, r slog.Record) error {
+func (b *logRecorder) Enabled(context.Context, slog.Level) bool { return true }
+func (b *logRecorder) WithAttrs([]slog.Attr) slog.Handler       { return b }
+func (b *logRecorder) WithGroup(string) slog.Handler            { return b }
+func (b *logRecorder) Handle(_ context.Context, r slog.Record) error {
 	l := logLine{Level: r.Level, Msg: r.Message, Attrs: map[string]string{}}
 	r.Attrs(func(a slog.Attr) bool { l.Attrs[a.Key] = a.Value.String(); return true })
 	b.mu.Lock()
@@ -45,7 +45,7 @@ func (b *logBuffer) Handle(_ context.Context, r slog.Record) error {
 }
 
 // since returns the lines at level or above logged after mark.
-func (b *logBuffer) since(mark int, level slog.Level) []logLine {
+func (b *logRecorder) since(mark int, level slog.Level) []logLine {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	var out []logLine
@@ -60,7 +60,7 @@ func (b *logBuffer) since(mark int, level slog.Level) []logLine {
 	return out
 }
 
-func (b *logBuffer) mark() int {
+func (b *logRecorder) mark() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return len(b.lines)
@@ -72,7 +72,7 @@ type env struct {
 	sim    *simulator.Simulator
 	dir    string
 	cfg    string
-	logs   *logBuffer
+	logs   *logRecorder
 	exp    *Exporter
 	url    string
 	cancel context.CancelFunc
@@ -95,7 +95,7 @@ func newEnv(t *testing.T, specs ...simulator.ClusterSpec) (*env, []simulator.Clu
 		}
 		clusters = append(clusters, c)
 	}
-	return &env{t: t, sim: sim, dir: t.TempDir(), logs: &logBuffer{}}, clusters
+	return &env{t: t, sim: sim, dir: t.TempDir(), logs: &logRecorder{}}, clusters
 }
 
 // writeConfig (re)writes the exporter's configuration.
@@ -108,10 +108,43 @@ func (e *env) writeConfig(check, notifier string) {
 	e.cfg = path
 }
 
-// start runs the exporter on 127.0.0.1:0 until the test ends or stop is called.
+// config and setConfig read and replace the configuration file written by writeConfig.
+func (e *env) config() string {
+	e.t.Helper()
+	return string(readFile(e.t, e.cfg))
+}
+
+func (e *env) setConfig(content string) {
+	e.t.Helper()
+	writeFile(e.t, e.cfg, []byte(content))
+}
+
+// editConfig replaces the one occurrence of old with repl in the configuration file.
+func (e *env) editConfig(old, repl string) {
+	e.t.Helper()
+	e.setConfig(replaceOnce(e.t, e.config(), old, repl))
+}
+
+// postReload asks the running exporter to re-read its configuration and expects it to succeed.
+func (e *env) postReload() {
+	e.t.Helper()
+	if code := post(e.t, e.url+"/-/reload"); code != http.StatusOK {
+		e.t.Fatalf("reload: %d", code)
+	}
+}
+
+// start runs the exporter on 127.0.0.1:0, logging into e.logs, until the test ends or stop is
+// called.
 func (e *env) start() {
 	e.t.Helper()
-	exp, err := New(Options{ConfigFile: e.cfg, Logger: slog.New(e.logs)})
+	e.serve(e.logs, "")
+}
+
+// serve is start with a chosen log handler and web configuration file ("" serves plain HTTP,
+// otherwise e.url is https://).
+func (e *env) serve(h slog.Handler, webConfigFile string) {
+	e.t.Helper()
+	exp, err := New(Options{ConfigFile: e.cfg, Logger: slog.New(h)})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -119,11 +152,23 @@ func (e *env) start() {
 	if err != nil {
 		e.t.Fatal(err)
 	}
+	scheme := "http://"
+	if webConfigFile != "" {
+		scheme = "https://"
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	e.exp, e.url, e.cancel, e.done = exp, "http://"+l.Addr().String(), cancel, make(chan error, 1)
-	webCfg := &web.FlagConfig{WebListenAddresses: &[]string{l.Addr().String()}, WebSystemdSocket: new(bool), WebConfigFile: new(string)}
+	e.exp, e.url, e.cancel, e.done = exp, scheme+l.Addr().String(), cancel, make(chan error, 1)
+	webCfg := &web.FlagConfig{WebListenAddresses: &[]string{l.Addr().String()}, WebSystemdSocket: new(bool), WebConfigFile: &webConfigFile}
 	go func() { e.done <- exp.Run(ctx, ServeOptions{TelemetryPath: "/metrics", Web: webCfg, Listener: l}) }()
 	e.t.Cleanup(e.stop)
+}
+
+// jsonLog returns a handler that writes every line at every level, with all its attributes
+// resolved, as JSON into the buffer (what an operator's log shipper receives), and that also
+// feeds e.logs.
+func (e *env) jsonLog() (*logtest.Buffer, slog.Handler) {
+	buf := &logtest.Buffer{}
+	return buf, teeHandler{e.logs, slog.NewJSONHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug})}
 }
 
 // stop ends the exporter and waits for it.
@@ -151,23 +196,7 @@ func (e *env) metrics() map[string]float64 {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	out, err := promtext.Samples(string(body))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return out
-}
-
-// matching returns the samples whose series matches the pattern.
-func matching(m map[string]float64, pattern string) map[string]float64 {
-	re := regexp.MustCompile(pattern)
-	out := make(map[string]float64)
-	for k, v := range m {
-		if re.MatchString(k) {
-			out[k] = v
-		}
-	}
-	return out
+	return parseMetrics(e.t, string(body))
 }
 
 // waitFor polls until cond holds or fails the test after a bound.
@@ -231,29 +260,6 @@ func (e *env) storedAlerts() []string {
 		}
 	})
 	return sorted(out)
-}
-
-func sorted(s []string) []string {
-	out := append([]string(nil), s...)
-	for i := range out {
-		for j := i + 1; j < len(out); j++ {
-			if out[j] < out[i] {
-				out[i], out[j] = out[j], out[i]
-			}
-		}
-	}
-	return out
-}
-
-func post(t *testing.T, url string) int {
-	t.Helper()
-	resp, err := http.Post(url, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return resp.StatusCode
 }
 
 // findingsReport fetches /findings, and its raw text.

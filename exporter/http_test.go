@@ -2,7 +2,6 @@ package exporter
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,17 +11,6 @@ import (
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
 )
-
-func get(t *testing.T, url string) (int, string) {
-	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
-}
 
 func TestEndpoints(t *testing.T) {
 	e, _ := newEnv(t, simulator.ClusterSpec{Name: "test"})

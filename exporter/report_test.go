@@ -11,21 +11,6 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/sshtest"
 )
 
-// count returns how many of list contain every one of parts.
-func count(list []string, parts ...string) int {
-	n := 0
-	for _, s := range list {
-		all := true
-		for _, p := range parts {
-			all = all && strings.Contains(s, p)
-		}
-		if all {
-			n++
-		}
-	}
-	return n
-}
-
 // TestReportScenarios follows scenarios 1, 2, 4, 5, 7 (grace) and 8 of docs/scenarios.md on one
 // cluster, across cycles, through /metrics, the calls CloudStack receives and the log.
 func TestReportScenarios(t *testing.T) {
@@ -156,19 +141,4 @@ func TestReportScenarios(t *testing.T) {
 			t.Errorf("the exporter called %s", c.Command)
 		}
 	}
-}
-
-func keyOf(m map[string]float64) string {
-	for k := range m {
-		return k
-	}
-	return ""
-}
-
-func messages(l []logLine) []string {
-	var out []string
-	for _, x := range l {
-		out = append(out, x.Msg)
-	}
-	return out
 }

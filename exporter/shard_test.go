@@ -23,7 +23,7 @@ func TestShardsCoverEveryClusterOnce(t *testing.T) {
 	}
 	replicas := []*env{first}
 	for i := 1; i < 3; i++ {
-		replicas = append(replicas, &env{t: t, sim: first.sim, dir: t.TempDir(), logs: &logBuffer{}})
+		replicas = append(replicas, &env{t: t, sim: first.sim, dir: t.TempDir(), logs: &logRecorder{}})
 	}
 	for i, r := range replicas {
 		r.writeConfig(fmt.Sprintf("  interval: 100ms\n  shard: %d\n  total_shards: 3\n", i), "  max_alerts_per_cycle: 20\n")

@@ -23,7 +23,7 @@ func TestShutdownDuringHangingInventory(t *testing.T) {
 	e, cs := newEnv(t, simulator.ClusterSpec{Name: "test"})
 	e.writeConfig("  interval: 100ms\n", "")
 	e.start()
-	e.faultOpenVMFinding(cs[0])
+	e.openVMFinding(cs[0])
 
 	e.sim.CloudStack.SetFault("listVirtualMachines", cloudstacktest.Fault{Delay: time.Hour})
 	calls := e.sim.CloudStack.CallCount("listVirtualMachines")
@@ -45,7 +45,7 @@ func TestShutdownDuringHangingInventory(t *testing.T) {
 		t.Fatalf("Close: %v", err)
 	}
 
-	if a := faultOnlyAnnouncement(t, faultCheckStateFile(t, e.faultStatePath())); !a.Announced() {
+	if a := onlyAnnouncement(t, checkStateFile(t, e.statePath())); !a.Announced() {
 		t.Fatalf("the state file lost the announcement: %+v", a)
 	}
 

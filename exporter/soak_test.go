@@ -34,11 +34,11 @@ import (
 // finding. At the end the faults are cleared, the drift undone and a few clean cycles run; then
 // no goroutine may be left, the heap must have stayed bounded, every finding the exporter
 // reported must have exactly one [WARN] annotation and at most one alert, every side one final
-// [INFO], and the state file nothing soakOwed.
+// [INFO], and the state file nothing owed.
 //
 //	CKS_DRIFT_SOAK=1           run it (make soak)
 //	CKS_DRIFT_SOAK_CYCLES=n    cycles (default 1000)
-//	CKS_DRIFT_SOAK_SEED=n      replay the random decisions of a faultLogged seed (cycle timing still varies)
+//	CKS_DRIFT_SOAK_SEED=n      replay the random decisions of a logged seed (cycle timing still varies)
 
 // The heap is sampled after a collection every 100 cycles: the live heap of the whole test
 // process (exporter and simulator, whose world grows a little with every drift episode). The
@@ -111,8 +111,8 @@ func TestSoak(t *testing.T) {
 	e, cs := newEnv(t, simulator.ClusterSpec{Name: "alpha"}, simulator.ClusterSpec{Name: "bravo"},
 		simulator.ClusterSpec{Name: "charlie", Workers: 3}, simulator.ClusterSpec{Name: "delta", Workers: 1})
 	e.writeConfig("  interval: 25ms\n", "")
-	e.faultEditConfig("cloudstack:\n", "cloudstack:\n  timeout: 1s\n")
-	e.faultEditConfig("  timeout: 5s\n", "  timeout: 500ms\n") // ssh
+	e.editConfig("cloudstack:\n", "cloudstack:\n  timeout: 1s\n")
+	e.editConfig("  timeout: 5s\n", "  timeout: 500ms\n") // ssh
 	r := &soakRun{t: t, e: e, cs: cs, rng: rand.New(rand.NewSource(seed)), byName: map[string]*soakDrift{},
 		ghosts: map[int][]string{}, ssh: map[int]*soakFault{}, injected: map[string]int{},
 		reported: map[string]int{}, resolved: map[string]int{}, logCounts: map[string]int{}}
@@ -295,7 +295,7 @@ func (r *soakRun) setNodes(i int) {
 // whose annotation has not got through is left until it has: undoing it then would only test
 // that a finding gone before it was announced is dropped, and would hide a lost announcement.
 func (r *soakRun) undoOne() {
-	annotations := r.e.faultAnnotations()
+	annotations := r.e.annotations()
 	var eligible []*soakDrift
 	for _, d := range r.drifts {
 		if d.undone {
@@ -335,7 +335,7 @@ func (r *soakRun) drainLogs() {
 		case l.Level == slog.LevelInfo && l.Attrs["side"] != "":
 			r.resolved[l.Attrs["cluster"]+"/"+l.Attrs["side"]]++
 			r.logCounts["INFO side resolved"]++
-		case l.Level >= slog.LevelInfo && (l.Msg == faultMsgInventory || l.Msg == faultMsgKubectl || l.Msg == faultMsgNotifier ||
+		case l.Level >= slog.LevelInfo && (l.Msg == msgInventory || l.Msg == msgKubectl || l.Msg == msgNotifier ||
 			l.Msg == "Notifier call works again" || l.Msg == "The Kubernetes nodes of the cluster can be listed again"):
 			r.logCounts[l.Level.String()+" "+l.Msg]++
 		case l.Level >= slog.LevelWarn:
@@ -417,8 +417,8 @@ func (r *soakRun) notifierState() notifier.State {
 	return s
 }
 
-// soakOwed lists what the notifier still owes CloudStack.
-func soakOwed(s notifier.State) []string {
+// owed lists what the notifier still owes CloudStack.
+func owed(s notifier.State) []string {
 	var out []string
 	for id, c := range s.Clusters {
 		for side, ss := range c.Sides {
@@ -442,7 +442,7 @@ func soakOwed(s notifier.State) []string {
 }
 
 // finish clears every fault, waits until every drift still present is announced completely,
-// undoes all drift and runs clean cycles until nothing is found and nothing is soakOwed.
+// undoes all drift and runs clean cycles until nothing is found and nothing is owed.
 func (r *soakRun) finish() {
 	r.e.sim.CloudStack.ClearFaults()
 	for i := range r.cs {
@@ -463,7 +463,7 @@ func (r *soakRun) finish() {
 			names = append(names, f[strings.LastIndexByte(f, ' ')+1:])
 		}
 		sort.Strings(names)
-		return slices.Equal(names, present) && len(soakOwed(r.notifierState())) == 0
+		return slices.Equal(names, present) && len(owed(r.notifierState())) == 0
 	})
 	r.drainLogs()
 	s := r.notifierState()
@@ -486,7 +486,7 @@ func (r *soakRun) finish() {
 	}
 	r.waitFor("no finding and nothing owed", func() bool {
 		s := r.notifierState()
-		return len(r.e.findings()) == 0 && len(s.Clusters) == 0 && len(soakOwed(s)) == 0
+		return len(r.e.findings()) == 0 && len(s.Clusters) == 0 && len(owed(s)) == 0
 	})
 	r.e.nextCycles(5)
 	m := r.e.metrics()
@@ -498,8 +498,8 @@ func (r *soakRun) finish() {
 			r.t.Fatalf("%s = %v after the clean cycles", k, v)
 		}
 	}
-	if s := r.notifierState(); len(s.Clusters) != 0 || len(soakOwed(s)) != 0 {
-		r.t.Fatalf("the state file still owes: %v (clusters %v)", soakOwed(s), s.Clusters)
+	if s := r.notifierState(); len(s.Clusters) != 0 || len(owed(s)) != 0 {
+		r.t.Fatalf("the state file still owes: %v (clusters %v)", owed(s), s.Clusters)
 	}
 }
 
@@ -508,7 +508,7 @@ func (r *soakRun) waitFor(what string, cond func() bool) {
 	deadline := time.Now().Add(2 * time.Minute)
 	for !cond() {
 		if time.Now().After(deadline) {
-			r.t.Fatalf("timed out waiting for %s; owed: %v; findings: %v", what, soakOwed(r.notifierState()), r.e.findings())
+			r.t.Fatalf("timed out waiting for %s; owed: %v; findings: %v", what, owed(r.notifierState()), r.e.findings())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -590,8 +590,8 @@ func (r *soakRun) check(m map[string]float64) {
 			if count(seq, "WARN") > 0 && (len(seq) == 0 || seq[len(seq)-1] != "INFO") {
 				t.Errorf("%s %s side: the last annotation is not the resolution: %v", c.Name, side, seq)
 			}
-			if faultLogged := r.resolved[c.Name+"/"+string(side)]; infos > faultLogged {
-				t.Errorf("%s %s side: %d [INFO] annotations for %d resolutions", c.Name, side, infos, faultLogged)
+			if logged := r.resolved[c.Name+"/"+string(side)]; infos > logged {
+				t.Errorf("%s %s side: %d [INFO] annotations for %d resolutions", c.Name, side, infos, logged)
 			}
 		}
 	}

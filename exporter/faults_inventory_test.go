@@ -1,0 +1,109 @@
+package exporter
+
+// Faults the exporter must survive (the fault matrix of RELIABILITY.md): for each one it keeps
+// serving /metrics from its last good snapshot, invents no finding, resolves none falsely, loses
+// and doubles no announcement, and says what is wrong in one clear log line and a metric.
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstacktest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
+)
+
+// TestFaultsInventory: faults that keep the inventory from being read. The cycle fails with
+// cks_drift_up 0 and an ERROR line naming the cause; /metrics keeps the last findings, the drift
+// undone meanwhile is not taken for resolved and nothing is announced until CloudStack answers
+// again; then the resolution is announced exactly once.
+func TestFaultsInventory(t *testing.T) {
+	t.Parallel()
+	const interval = "  interval: 100ms\n"
+	for _, tc := range []struct {
+		name   string
+		before func(e *env) // configuration written before the exporter starts
+		inject func(e *env)
+		clear  func(e *env)
+		errIn  string // in the ERROR line's err
+	}{
+		{
+			name: "API connection refused",
+			inject: func(e *env) {
+				e.editConfig("endpoint: "+e.sim.CloudStack.Endpoint(), fmt.Sprintf("endpoint: http://127.0.0.1:%d/client/api", closedPort(e.t)))
+				e.postReload()
+			},
+			clear: func(e *env) { e.writeConfig(interval, ""); e.postReload() },
+			errIn: "connection refused",
+		},
+		{
+			name:   "429 without Retry-After",
+			inject: func(e *env) { e.sim.CloudStack.SetFault("listVirtualMachines", cloudstacktest.Fault{Status: 429}) },
+			clear:  func(e *env) { e.sim.CloudStack.ClearFaults() },
+			errIn:  "429",
+		},
+		{
+			name:   "answer slower than cloudstack.timeout",
+			before: func(e *env) { e.editConfig("cloudstack:\n", "cloudstack:\n  timeout: 500ms\n") },
+			inject: func(e *env) {
+				e.sim.CloudStack.SetFault("listKubernetesClusters", cloudstacktest.Fault{Delay: time.Minute})
+			},
+			clear: func(e *env) { e.sim.CloudStack.ClearFaults() },
+			errIn: "Client.Timeout exceeded",
+		},
+		{
+			name: "401 after a key rotation",
+			inject: func(e *env) {
+				secret := e.sim.CloudStack.SecretKey()
+				e.editConfig("secret_key: "+secret, "secret_key: rotated-"+secret)
+				e.postReload()
+			},
+			clear: func(e *env) { e.writeConfig(interval, ""); e.postReload() },
+			errIn: "401",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e, cs := newEnv(t, simulator.ClusterSpec{Name: "test"})
+			e.writeConfig(interval, "")
+			if tc.before != nil {
+				tc.before(e)
+			}
+			e.start()
+			restore := e.openVMFinding(cs[0])
+			written, mark := len(e.writes()), e.logs.mark()
+			failures := e.metrics()["cks_drift_cycle_failures_total"]
+
+			tc.inject(e)
+			// A cycle that began before a reload still runs with the old configuration: undo the
+			// drift only once a cycle has failed, so that no cycle can read the repair.
+			e.waitFor("a failing cycle", func() bool { return e.metrics()["cks_drift_cycle_failures_total"] >= failures+1 })
+			restore() // undone while CloudStack cannot be read: must not count as resolved
+			e.waitFor("failing cycles", func() bool {
+				m := e.metrics()
+				return m["cks_drift_up"] == 0 && m["cks_drift_cycle_failures_total"] >= failures+2
+			})
+			if f := e.findings(); len(f) != 1 || !strings.Contains(f[0], "test unmapped_vm "+cs[0].VMs[1]) {
+				t.Fatalf("/metrics does not keep the last findings: %v", f)
+			}
+			if w := e.writes()[written:]; len(w) != 0 {
+				t.Fatalf("announced while CloudStack could not be read: %q", w)
+			}
+			lines := e.logged(mark, slog.LevelError, msgInventory)
+			if len(lines) == 0 || !strings.Contains(lines[0].Attrs["err"], tc.errIn) {
+				t.Fatalf("no ERROR line naming %q: %+v", tc.errIn, lines)
+			}
+			if strings.Contains(lines[0].Attrs["err"], e.sim.CloudStack.SecretKey()) || strings.Contains(lines[0].Attrs["err"], "signature=") {
+				t.Fatalf("the log line carries a secret: %q", lines[0].Attrs["err"])
+			}
+			t.Logf("ERROR %s err=%q", lines[0].Msg, lines[0].Attrs["err"])
+
+			tc.clear(e)
+			e.waitFor("the resolution", func() bool { return e.metrics()["cks_drift_up"] == 1 && len(e.findings()) == 0 })
+			e.nextCycles(2)
+			e.oneEpisode(vmSideAgain)
+		})
+	}
+}

@@ -1,0 +1,68 @@
+package exporter
+
+// The command run on a control node never comes from CloudStack data.
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstacktest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/sshtest"
+)
+
+// TestKubectlCommandNeverFromCloudStackData gives a cluster and its VMs names full of shell
+// syntax and checks that each control-node session ran exactly the configured command: the fake
+// node counts only that exact string as a command and answers anything else with exit 127, so
+// sessions == commands and no exit_status failure mean nothing else was executed.
+// It does not run in parallel: it waits for every cycle it triggers with POST /-/check, and a
+// trigger that arrives while a cycle is finishing is dropped, which more load makes likelier.
+func TestKubectlCommandNeverFromCloudStackData(t *testing.T) {
+	e, cs := newEnv(t, simulator.ClusterSpec{Name: "evil"})
+	canary := filepath.Join(t.TempDir(), "pwned")
+	evil := "evil;$(touch " + canary + ")`touch " + canary + "`'\"|&>" + canary + " #"
+	e.sim.CloudStack.Update(func(w *cloudstacktest.World) {
+		c := w.ClusterByName("evil")
+		c.Name = evil
+		for i, id := range c.VMMap {
+			role := "node" // the exporter finds the control node by "-control" in its name
+			if i == 0 {
+				role = "control"
+			}
+			w.VMs[id].Name = fmt.Sprintf("evil-%s-%d;$(touch %s)'\"`id`\n&& touch %s", role, i, canary, canary)
+		}
+	})
+	e.writeConfig("  interval: 1h\n", "")
+	const command = "sudo /opt/bin/kubectl get nodes -o name"
+	cfg := e.config()
+	e.setConfig(replaceOnce(t, cfg, "  timeout: 5s\n", "  timeout: 5s\n  kubectl_command: "+command+"\n"))
+	e.start()
+	e.waitFor("the first cycle", func() bool { return e.cycles() == 1 })
+	for i := 2; i <= 3; i++ {
+		post(t, e.url+"/-/check")
+		e.waitFor("cycle "+strconv.Itoa(i), func() bool { return e.cycles() == float64(i) })
+	}
+
+	_, findings := get(t, e.url+"/findings")
+	if !strings.Contains(findings, `"name": "evil;$(touch`) {
+		t.Fatalf("the cluster's odd name did not reach the exporter:\n%s", findings)
+	}
+	node := e.sim.Node(cs[0].ID)
+	if command != sshtest.DefaultCommand {
+		t.Fatalf("the fake node answers %q, the exporter runs %q", sshtest.DefaultCommand, command)
+	}
+	if node.Commands() != 3 || node.Sessions() != node.Commands() {
+		t.Fatalf("control node: %d sessions, %d of them the configured command; want 3 and 3", node.Sessions(), node.Commands())
+	}
+	m := e.metrics()
+	if r := matching(m, `^cks_drift_kubectl_reachable`); r[keyOf(r)] != 1 || m[`cks_drift_kubectl_failures_total{reason="exit_status"}`] != 0 {
+		t.Fatalf("kubectl: reachable %v, exit_status failures %v", r, m[`cks_drift_kubectl_failures_total{reason="exit_status"}`])
+	}
+	if _, err := os.Stat(canary); err == nil {
+		t.Fatal("the canary file exists")
+	}
+}
