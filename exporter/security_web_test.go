@@ -23,8 +23,9 @@ import (
 // self-signed certificate and a bcrypt basic-auth user) and scrapes it over HTTPS: every
 // endpoint, the webhook and /-/reload included, needs the credentials; plain HTTP and clients
 // that do not trust the certificate get nothing.
+// It runs alone, not in parallel: an unknown user is checked against a bcrypt hash of the
+// default cost, and forty such checks under the race detector already take seconds.
 func TestWebTLSAndBasicAuth(t *testing.T) {
-	t.Parallel()
 	e, cs := newEnv(t, simulator.ClusterSpec{Name: "test"})
 	e.writeConfig("  interval: 1h\n", "  mode: alertmanager\n")
 	certPEM, keyPEM := selfSigned(t, "127.0.0.1")
