@@ -70,6 +70,22 @@ type VM struct {
 type SSHTarget struct {
 	Host string
 	Port int
+	// User is the cluster's own login user, CKS's controlNodeLoginUser detail of the control VM
+	// ("core" for clusters created up to 4.16.0); empty means the configured ssh.user.
+	User string
+}
+
+// CloudManaged is the type of every cluster CKS deploys itself; releases before 4.19 have no
+// cluster type and only such clusters.
+const CloudManaged = "CloudManaged"
+
+// ClusterTypeOrDefault returns t, or CloudManaged where the release names no type, so that both
+// sources give the same cluster_type label.
+func ClusterTypeOrDefault(t string) string {
+	if t == "" {
+		return CloudManaged
+	}
+	return t
 }
 
 // Side tells which comparison a finding comes from; each side clears and is announced on its own.

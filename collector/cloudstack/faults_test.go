@@ -64,7 +64,7 @@ func TestInventoryFaults(t *testing.T) {
 			fault:  cloudstacktest.Fault{CountDelta: 5, Times: 1},
 			wantIn: []string{"list virtual machines", "count changed from 17 to 12"}},
 		{name: "cluster count above the items", command: "listKubernetesClusters", fault: cloudstacktest.Fault{CountDelta: 5},
-			wantIn: []string{"list kubernetes clusters", "page 2 is empty after 2 of 7 items"}},
+			wantIn: []string{"list kubernetes clusters", "ended at 2 items after page 1, but count is 7"}},
 		{name: "rule count below the items", command: "listPortForwardingRules", fault: cloudstacktest.Fault{CountDelta: -1},
 			wantIn: []string{"list port forwarding rules", "count is 1"}},
 		{name: "delay past the timeout", command: "listVirtualMachines", fault: cloudstacktest.Fault{Delay: time.Minute},

@@ -2,7 +2,7 @@ package cloudstack
 
 import (
 	"context"
-	"strconv"
+	"encoding/json"
 
 	cs "github.com/apache/cloudstack-go/v2/cloudstack"
 
@@ -19,239 +19,109 @@ func (s *Source) Inventory(ctx context.Context) (collector.Inventory, error) {
 	if s.opts.IncludeProjects {
 		scopes = append(scopes, "-1")
 	}
-	// Each page is shrunk to what the check needs as soon as it is decoded: the SDK's structs
-	// of a whole large cloud would take several times the memory of the inventory itself.
-	clusters, err := listScopes(scopes, "kubernetes clusters", s.opts.PageSize, func(r clusterRow) string { return r.cluster.ID },
+	// Each page is shrunk to what the check needs as soon as it is decoded: the answers of a
+	// whole large cloud would take several times the memory of the inventory itself.
+	clusters, err := listScopes(scopes, "kubernetes clusters", s.opts.PageSize, listUntilShort[clusterRow],
+		func(r clusterRow) string { return r.cluster.ID },
 		func(project string, page, size int) (int, []clusterRow, error) {
-			p := c.Kubernetes.NewListKubernetesClustersParams()
-			p.SetListall(true)
-			p.SetPage(page)
-			p.SetPagesize(size)
-			if project != "" {
-				p.SetProjectid(project)
-			}
-			r, err := c.Kubernetes.ListKubernetesClusters(p)
-			if err != nil {
-				return 0, nil, err
-			}
-			return r.Count, shrink(r.KubernetesClusters, toClusterRow), nil
+			count, items, err := listPage[wireCluster](c, "listKubernetesClusters", "kubernetescluster", project, page, size, nil)
+			return count, shrink(items, toClusterRow), err
 		})
 	if err != nil {
 		return collector.Inventory{}, err
 	}
-	vms, err := listScopes(scopes, "virtual machines", s.opts.PageSize, func(v collector.VM) string { return v.ID },
-		func(project string, page, size int) (int, []collector.VM, error) {
-			p := c.VirtualMachine.NewListVirtualMachinesParams()
-			p.SetListall(true)
-			p.SetDetails([]string{"min"})
-			p.SetPage(page)
-			p.SetPagesize(size)
-			if project != "" {
-				p.SetProjectid(project)
-			}
-			r, err := c.VirtualMachine.ListVirtualMachines(p)
-			if err != nil {
-				return 0, nil, err
-			}
-			return r.Count, shrink(r.VirtualMachines, toVM), nil
+	vms, err := listScopes(scopes, "virtual machines", s.opts.PageSize, cloudstackapi.ListAll[vmRow],
+		func(v vmRow) string { return v.vm.ID },
+		func(project string, page, size int) (int, []vmRow, error) {
+			count, items, err := listPage[wireVM](c, "listVirtualMachines", "virtualmachine", project, page, size,
+				map[string]string{"details": "min"})
+			return count, shrink(items, toVMRow), err
 		})
 	if err != nil {
 		return collector.Inventory{}, err
 	}
+	inv, byID := joinVMs(vms)
+	joinLegacy(clusters, byID)
 	var rules []pfRule
-	if ruleScopes := s.ruleScopes(clusters); len(ruleScopes) > 0 {
-		rules, err = listScopes(ruleScopes, "port forwarding rules", s.opts.PageSize, func(r pfRule) string { return r.id },
+	if ruleScopes := s.scopesOf(clusters, func(r clusterRow) bool { return s.opts.SSHPort == 0 && r.controlID != "" }); len(ruleScopes) > 0 {
+		rules, err = listScopes(ruleScopes, "port forwarding rules", s.opts.PageSize, cloudstackapi.ListAll[pfRule],
+			func(r pfRule) string { return r.id },
 			func(project string, page, size int) (int, []pfRule, error) {
-				p := c.Firewall.NewListPortForwardingRulesParams()
-				p.SetListall(true)
-				p.SetPage(page)
-				p.SetPagesize(size)
-				if project != "" {
-					p.SetProjectid(project)
-				}
-				r, err := c.Firewall.ListPortForwardingRules(p)
-				if err != nil {
-					return 0, nil, err
-				}
-				return r.Count, shrink(r.PortForwardingRules, toRule), nil
+				count, items, err := listPage[wireRule](c, "listPortForwardingRules", "portforwardingrule", project, page, size, nil)
+				return count, shrink(items, toRule), err
 			})
 		if err != nil {
 			return collector.Inventory{}, err
 		}
 	}
-	return s.convert(clusters, vms, rules), nil
-}
-
-// clusterRow is a listed cluster with what its SSH target needs once the rules are known.
-type clusterRow struct {
-	cluster     collector.Cluster
-	ipAddress   string
-	ipAddressID string
-	controlID   string // the first control VM; empty when there is none
-	controlNIC  string // its address on the cluster's network
-}
-
-// pfRule is a port-forwarding rule as far as the SSH port of a control node needs it.
-type pfRule struct {
-	id, ipAddressID, vmID string
-	publicPort            string
-	privatePort           string
-}
-
-// shrink converts a page of SDK items; a null item becomes a zero value, which has no id.
-func shrink[T any, U any](items []*T, to func(*T) U) []U {
-	out := make([]U, len(items))
-	for i, it := range items {
-		if it != nil {
-			out[i] = to(it)
+	ssh := indexRules(rules)
+	var nat map[string]string
+	if natScopes := s.scopesOf(clusters, func(r clusterRow) bool { return needsSourceNAT(r, ssh) }); len(natScopes) > 0 {
+		ips, err := listScopes(natScopes, "source NAT addresses", s.opts.PageSize, cloudstackapi.ListAll[wireIP],
+			func(ip wireIP) string { return string(ip.ID) },
+			func(project string, page, size int) (int, []wireIP, error) {
+				return listPage[wireIP](c, "listPublicIpAddresses", "publicipaddress", project, page, size,
+					map[string]string{"issourcenat": "true"})
+			})
+		if err != nil {
+			return collector.Inventory{}, err
 		}
+		nat = sourceNATByNetwork(ips)
+	}
+	s.addClusters(&inv, clusters, ssh, nat)
+	return inv, nil
+}
+
+// listPage asks for one page of a list command in one scope and decodes it leniently.
+func listPage[T any](c *cs.CloudStackClient, command, key, project string, page, size int, extra map[string]string) (int, []T, error) {
+	p := &cs.CustomServiceParams{}
+	p.SetParam("listall", true)
+	p.SetParam("page", page)
+	p.SetParam("pagesize", size)
+	if project != "" {
+		p.SetParam("projectid", project)
+	}
+	for k, v := range extra {
+		p.SetParam(k, v)
+	}
+	var body json.RawMessage
+	custom, _ := cs.NewCustomService(c).(*cs.CustomService)
+	if err := custom.CustomRequest(command, p, &body); err != nil {
+		return 0, nil, err
+	}
+	return decodeList[T](body, key)
+}
+
+// shrink converts a page of decoded items.
+func shrink[T any, U any](items []T, to func(*T) U) []U {
+	out := make([]U, len(items))
+	for i := range items {
+		out[i] = to(&items[i])
 	}
 	return out
 }
 
-func toVM(v *cs.VirtualMachine) collector.VM {
-	return collector.VM{ID: v.Id, Name: v.Name, State: v.State, Account: v.Account,
-		DomainID: v.Domainid, ProjectID: v.Projectid, Created: cloudstackapi.ParseDate(v.Created)}
+// vmRow is a listed VM with the login user CKS recorded for it.
+type vmRow struct {
+	vm        collector.VM
+	loginUser string
 }
 
-func toRule(r *cs.PortForwardingRule) pfRule {
-	return pfRule{id: r.Id, ipAddressID: r.Ipaddressid, vmID: r.Virtualmachineid, publicPort: r.Publicport, privatePort: r.Privateport}
+func toVMRow(v *wireVM) vmRow {
+	return vmRow{vm: collector.VM{ID: string(v.ID), Name: string(v.Name), State: string(v.State), Account: string(v.Account),
+		DomainID: string(v.DomainID), ProjectID: string(v.ProjectID), Created: cloudstackapi.ParseDate(string(v.Created))},
+		loginUser: loginUser(v)}
 }
 
-func toClusterRow(k *cs.KubernetesCluster) clusterRow {
-	c := collector.Cluster{
-		ID: k.Id, Name: k.Name, State: k.State, ClusterType: k.Clustertype,
-		ZoneID: k.Zoneid, ZoneName: k.Zonename, Account: k.Account, DomainID: k.Domainid, Domain: k.Domain,
-		ProjectID: k.Projectid, Project: k.Project, NetworkID: k.Networkid, Created: cloudstackapi.ParseDate(k.Created),
-		ControlNodes: int(k.Controlnodes), WorkerNodes: int(k.Size), EtcdNodes: int(k.Etcdnodes),
-	}
-	if c.ControlNodes == 0 && k.Masternodes > 0 { // releases before 4.16 call them master nodes
-		c.ControlNodes = int(k.Masternodes)
-	}
-	for _, v := range k.Virtualmachines {
-		if v == nil {
-			continue
-		}
-		_, etcd := k.Etcdips[v.Name]
-		c.Mapped = append(c.Mapped, collector.MappedVM{ID: v.Id, Name: v.Name, State: v.State,
-			Created: cloudstackapi.ParseDate(v.Created), Etcd: etcd || collector.IsEtcdName(c, v.Name)})
-	}
-	row := clusterRow{cluster: c, ipAddress: k.Ipaddress, ipAddressID: k.Ipaddressid}
-	if control := firstControl(k, c); control != nil {
-		row.controlID, row.controlNIC = control.Id, nicAddress(control, c.NetworkID)
-	}
-	return row
-}
-
-// ruleScopes returns the scopes whose port-forwarding rules are needed: those of the clusters
-// behind a public IP, where the SSH port of the control node has to be looked up. None when the
-// port is configured.
-func (s *Source) ruleScopes(clusters []clusterRow) []string {
-	if s.opts.SSHPort != 0 {
-		return nil
-	}
-	var account, projects bool
-	for _, r := range clusters {
-		if r.ipAddressID == "" {
-			continue
-		}
-		if r.cluster.ProjectID != "" {
-			projects = true
-		} else {
-			account = true
+// joinVMs keeps each VM once (the scopes may overlap) and indexes the rows by uuid.
+func joinVMs(vms []vmRow) (collector.Inventory, map[string]*vmRow) {
+	inv := collector.Inventory{VMs: make([]collector.VM, 0, len(vms))}
+	byID := make(map[string]*vmRow, len(vms))
+	for i := range vms {
+		if byID[vms[i].vm.ID] == nil {
+			byID[vms[i].vm.ID] = &vms[i]
+			inv.VMs = append(inv.VMs, vms[i].vm)
 		}
 	}
-	var scopes []string
-	if account {
-		scopes = append(scopes, "")
-	}
-	if projects && s.opts.IncludeProjects {
-		scopes = append(scopes, "-1")
-	}
-	return scopes
-}
-
-// convert joins the lists: VMs and clusters listed in both scopes are kept once.
-func (s *Source) convert(clusters []clusterRow, vms []collector.VM, rules []pfRule) collector.Inventory {
-	inv := collector.Inventory{Clusters: make([]collector.Cluster, 0, len(clusters)), VMs: make([]collector.VM, 0, len(vms))}
-	seen := make(map[string]bool, len(vms))
-	for _, v := range vms {
-		if !seen[v.ID] {
-			seen[v.ID] = true
-			inv.VMs = append(inv.VMs, v)
-		}
-	}
-	sshPorts := make(map[string]int) // ipaddressid + " " + VM uuid -> public port of the rule to port 22
-	for _, r := range rules {
-		if r.privatePort != "22" {
-			continue
-		}
-		if port, err := strconv.Atoi(r.publicPort); err == nil {
-			sshPorts[r.ipAddressID+" "+r.vmID] = port
-		}
-	}
-	clusterSeen := make(map[string]bool, len(clusters))
-	for _, r := range clusters {
-		if clusterSeen[r.cluster.ID] {
-			continue
-		}
-		clusterSeen[r.cluster.ID] = true
-		c := r.cluster
-		c.SSH = s.sshTarget(r, sshPorts)
-		inv.Clusters = append(inv.Clusters, c)
-	}
-	return inv
-}
-
-// sshTarget finds the first control node as CKS exposes it: behind the cluster's public IP with a
-// port-forwarding rule (2222 unless a scale-down moved it), or on its own address, port 22, on a
-// shared network.
-func (s *Source) sshTarget(r clusterRow, sshPorts map[string]int) collector.SSHTarget {
-	if r.controlID == "" {
-		return collector.SSHTarget{}
-	}
-	t := collector.SSHTarget{Host: r.ipAddress, Port: 2222}
-	if r.ipAddress != "" {
-		if port, ok := sshPorts[r.ipAddressID+" "+r.controlID]; ok {
-			t.Port = port
-		}
-	} else {
-		t = collector.SSHTarget{Host: r.controlNIC, Port: 22}
-	}
-	if s.opts.SSHPort != 0 {
-		t.Port = s.opts.SSHPort
-	}
-	return t
-}
-
-// firstControl returns the control VM that CKS forwards SSH to (collector.FirstControl).
-func firstControl(k *cs.KubernetesCluster, c collector.Cluster) *cs.VirtualMachine {
-	var vms []*cs.VirtualMachine
-	var candidates []collector.ControlCandidate
-	for _, v := range k.Virtualmachines {
-		if v == nil {
-			continue
-		}
-		_, etcd := k.Etcdips[v.Name]
-		vms = append(vms, v)
-		candidates = append(candidates, collector.ControlCandidate{Name: v.Name, State: v.State, Etcd: etcd})
-	}
-	if i := collector.FirstControl(c, candidates, false); i >= 0 {
-		return vms[i]
-	}
-	return nil
-}
-
-func nicAddress(v *cs.VirtualMachine, networkID string) string {
-	for _, n := range v.Nic {
-		if n.Networkid == networkID && n.Ipaddress != "" {
-			return n.Ipaddress
-		}
-	}
-	for _, n := range v.Nic {
-		if n.Isdefault && n.Ipaddress != "" {
-			return n.Ipaddress
-		}
-	}
-	return ""
+	return inv, byID
 }

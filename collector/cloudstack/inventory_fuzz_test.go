@@ -99,9 +99,10 @@ func FuzzInventoryResponse(f *testing.F) {
 	})
 }
 
-// bodyCounts returns the counts the SDK may read in a list answer. Like cloudstack-go's
+// bodyCounts returns the counts the inventory may read in a list answer. Like cloudstack-go's
 // getRawValue, it takes the envelope's value (any one of them, as the SDK ranges over a map),
-// or the first element of the value of a key other than "count" when the envelope has "count".
+// or the first element of the value of a key other than "count" when the envelope has "count";
+// its count may be a number or a numeric string, and reads as 0 when absent or of another type.
 func bodyCounts(b []byte) map[int]bool {
 	var envelope map[string]json.RawMessage
 	if json.Unmarshal(b, &envelope) != nil {
@@ -117,11 +118,18 @@ func bodyCounts(b []byte) map[int]bool {
 			}
 			v = list[0]
 		}
-		var r struct {
-			Count int `json:"count"`
+		var r map[string]json.RawMessage
+		if json.Unmarshal(v, &r) != nil {
+			continue
 		}
-		if json.Unmarshal(v, &r) == nil {
-			counts[r.Count] = true
+		counts[0] = true // no count, or one that is not a number
+		for k, c := range r {
+			var n json.Number
+			if strings.EqualFold(k, "count") && json.Unmarshal(bytes.Trim(c, `"`), &n) == nil {
+				if i, err := n.Int64(); err == nil {
+					counts[int(i)] = true
+				}
+			}
 		}
 	}
 	return counts

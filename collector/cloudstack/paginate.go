@@ -6,19 +6,55 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
 )
 
+// pager lists every page: cloudstackapi.ListAll where count is the total, listUntilShort where
+// it is not.
+type pager[T any] func(what string, size int, fetch cloudstackapi.Page[T]) ([]T, error)
+
+// maxPages bounds a listing that does not trust count: a server that keeps answering full pages
+// of new items ends the listing with an error after this many pages, instead of never.
+const maxPages = 10000
+
+// listUntilShort loops over pages until a page comes back shorter than size (an empty page
+// included). listKubernetesClusters answers count = the items on this page in 4.14 up to the 4.20
+// line (KubernetesClusterManagerImpl.listKubernetesClusters calls setResponses(list) without a
+// total, e.g. at 4.14.0.0 and 4.17.0.0) and the total later, so count is only checked where it
+// can only be a total: on the last page it must equal that page's length or every item read.
+func listUntilShort[T any](what string, size int, fetch cloudstackapi.Page[T]) ([]T, error) {
+	var all []T
+	for p := 1; p <= maxPages; p++ {
+		var count int
+		var items []T
+		err := cloudstackapi.Guard(func() (err error) { count, items, err = fetch(p, size); return err })
+		if err != nil {
+			return nil, fmt.Errorf("list %s, page %d: %w", what, p, cloudstackapi.Redact(err))
+		}
+		if len(items) > size {
+			return nil, fmt.Errorf("list %s, page %d: %d items on a page of %d", what, p, len(items), size)
+		}
+		all = append(all, items...)
+		if len(items) < size {
+			if count != len(items) && count != len(all) {
+				return nil, fmt.Errorf("list %s: the listing ended at %d items after page %d, but count is %d", what, len(all), p, count)
+			}
+			return all, nil
+		}
+	}
+	return nil, fmt.Errorf("list %s: still full pages after %d pages of %d", what, maxPages, size)
+}
+
 // listScopes lists in every scope: "" for the resources outside projects, "-1" for those of all
 // projects. Within a scope every item needs an id of its own: one without (or null) would be
 // dropped and one listed twice means the list shifted while it was paged, so another item was
 // missed; either way the list is short, and an error. Across scopes an item may repeat (recent
 // CloudStack lists account resources with projectid=-1 too); convert keeps one.
-func listScopes[T any](scopes []string, what string, size int, id func(T) string, fetch func(project string, page, size int) (int, []T, error)) ([]T, error) {
+func listScopes[T any](scopes []string, what string, size int, pager pager[T], id func(T) string, fetch func(project string, page, size int) (int, []T, error)) ([]T, error) {
 	var all []T
 	for _, project := range scopes {
 		name := what
 		if project != "" {
 			name += " of projects"
 		}
-		got, err := cloudstackapi.ListAll(name, size, func(page, size int) (int, []T, error) { return fetch(project, page, size) })
+		got, err := pager(name, size, func(page, size int) (int, []T, error) { return fetch(project, page, size) })
 		if err != nil {
 			return nil, err
 		}

@@ -62,16 +62,13 @@ func (s *Source) assemble(r rows) collector.Inventory {
 			continue
 		}
 		c := collector.Cluster{
-			ID: k.uuid.String, Name: k.name.String, State: k.state.String, ClusterType: k.clusterType.String,
+			ID: k.uuid.String, Name: k.name.String, State: k.state.String, ClusterType: collector.ClusterTypeOrDefault(k.clusterType.String),
 			ZoneID: k.zoneUUID.String, ZoneName: k.zoneName.String, Account: ownerAccount(project, k.accountName),
 			DomainID: k.domainUUID.String, Domain: k.domainName.String,
 			ProjectID: k.projectUUID.String, Project: k.projectName.String, NetworkID: k.networkUUID.String,
 			Created:      utc(k.created),
 			ControlNodes: int(k.control), WorkerNodes: int(k.workers), EtcdNodes: int(k.etcd.Int64),
 			MapRowsVisible: true,
-		}
-		if c.ClusterType == "" { // before 4.19 every cluster was CloudManaged
-			c.ClusterType = "CloudManaged"
 		}
 		maps := mapsByCluster[k.id]
 		for _, m := range maps {

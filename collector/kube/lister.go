@@ -143,7 +143,11 @@ func (l *Lister) Nodes(ctx context.Context, c collector.Cluster) ([]string, erro
 	defer cancel()
 
 	start := time.Now()
-	out, err := l.run(ctx, c.ID, addr)
+	user := l.user
+	if c.SSH.User != "" { // the cluster's own login user, as CKS recorded it
+		user = c.SSH.User
+	}
+	out, err := l.run(ctx, c.ID, addr, user)
 	if err != nil {
 		return nil, fmt.Errorf("kubectl via %s: %w", addr, err)
 	}

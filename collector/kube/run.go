@@ -24,7 +24,7 @@ const excerptLen = 200
 // run dials addr, verifies and authenticates, runs the command and returns its stdout. ctx
 // carries the deadline for all of it; when ctx ends the connection is closed, the only way to
 // interrupt the ssh package, so nothing outlives the call.
-func (l *Lister) run(ctx context.Context, clusterID, addr string) ([]byte, error) {
+func (l *Lister) run(ctx context.Context, clusterID, addr, user string) ([]byte, error) {
 	deadline, ok := ctx.Deadline()
 	if !ok {
 		deadline = time.Now().Add(l.timeout)
@@ -43,7 +43,7 @@ func (l *Lister) run(ctx context.Context, clusterID, addr string) ([]byte, error
 
 	rejected := &verdict{}
 	sc, chans, reqs, err := ssh.NewClientConn(conn, addr, &ssh.ClientConfig{
-		User:            l.user,
+		User:            user,
 		Auth:            []ssh.AuthMethod{ssh.PublicKeys(l.signer)},
 		HostKeyCallback: l.hostKeyCallback(clusterID, addr, rejected),
 	})

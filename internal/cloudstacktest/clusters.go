@@ -1,5 +1,7 @@
 package cloudstacktest
 
+import "encoding/json"
+
 // clusterJSON is the part of CloudStack's KubernetesClusterResponse the fake fills.
 type clusterJSON struct {
 	ID           string   `json:"id"`
@@ -13,17 +15,30 @@ type clusterJSON struct {
 	Domain       string   `json:"domain,omitempty"`
 	ProjectID    string   `json:"projectid,omitempty"`
 	Project      string   `json:"project,omitempty"`
-	ControlNodes int64    `json:"controlnodes"`
+	ControlNodes *int64   `json:"controlnodes,omitempty"`
 	MasterNodes  int64    `json:"masternodes"` // the pre-4.16 name, still sent
 	Size         int64    `json:"size"`
-	EtcdNodes    int64    `json:"etcdnodes"`
+	EtcdNodes    *int64   `json:"etcdnodes,omitempty"`
 	NetworkID    string   `json:"networkid,omitempty"`
 	IPAddress    string   `json:"ipaddress,omitempty"`
 	IPAddressID  string   `json:"ipaddressid,omitempty"`
 	Endpoint     string   `json:"endpoint,omitempty"`
 	KeyPair      string   `json:"keypair,omitempty"`
 	Created      string   `json:"created,omitempty"`
-	VMs          []vmJSON `json:"virtualmachines"` // [] when empty, never absent
+	VMs          []vmJSON `json:"virtualmachines"` // [] when empty, absent only in 4.14
+	VMIDs        []string `json:"virtualmachineids,omitempty"`
+}
+
+// MarshalJSON leaves virtualmachines out where the release sends virtualmachineids (4.14).
+func (j clusterJSON) MarshalJSON() ([]byte, error) {
+	type plain clusterJSON
+	if j.VMIDs != nil {
+		return json.Marshal(struct {
+			plain
+			VMs []vmJSON `json:"virtualmachines,omitempty"`
+		}{plain: plain(j)})
+	}
+	return json.Marshal(plain(j))
 }
 
 // clusterVMs builds the virtualmachines list as KubernetesClusterManagerImpl does: each
@@ -37,7 +52,10 @@ func (w *World) clusterVMs(c *Cluster) []vmJSON {
 		if !ok || vm == nil || vm.Removed {
 			continue
 		}
-		out = append(out, newVMJSON(vm))
+		j := newVMJSON(vm)
+		etcd, external := vm.EtcdNode, vm.ExternalNode
+		j.IsEtcdNode, j.IsExternalNode = &etcd, &external
+		out = append(out, j)
 	}
 	return out
 }
@@ -47,15 +65,18 @@ func (w *World) newClusterJSON(c *Cluster) clusterJSON {
 	if endpoint == "" && c.IPAddress != "" {
 		endpoint = "https://" + c.IPAddress + ":6443/"
 	}
-	return clusterJSON{
+	control, etcd := c.ControlNodes, c.EtcdNodes
+	j := clusterJSON{
 		ID: c.ID, Name: c.Name, State: c.State, ClusterType: c.ClusterType,
 		ZoneID: c.ZoneID, ZoneName: c.ZoneName, Account: c.Account, DomainID: c.DomainID,
 		Domain: c.Domain, ProjectID: c.ProjectID, Project: c.Project,
-		ControlNodes: c.ControlNodes, MasterNodes: c.ControlNodes, Size: c.Size, EtcdNodes: c.EtcdNodes,
+		ControlNodes: &control, MasterNodes: c.ControlNodes, Size: c.Size, EtcdNodes: &etcd,
 		NetworkID: c.NetworkID, IPAddress: c.IPAddress, IPAddressID: c.IPAddressID,
 		Endpoint: endpoint, KeyPair: c.KeyPair, Created: formatDate(c.Created),
 		VMs: w.clusterVMs(c),
 	}
+	w.shapeCluster(&j, c)
+	return j
 }
 
 // listKubernetesClusters lists clusters in id order under the admin ACL. Filters: id, name and
@@ -80,5 +101,9 @@ func (s *Server) listKubernetesClusters(r *request) (any, *apiError) {
 			out = append(out, c)
 		}
 	}
-	return listAnswerOf(r, win, "kubernetescluster", out, s.world.newClusterJSON), nil
+	answer := listAnswerOf(r, win, "kubernetescluster", out, s.world.newClusterJSON)
+	if s.world.clusterCountIsPageLength() && answer["count"] != nil {
+		answer["count"] = len(answer["kubernetescluster"].([]any)) + r.countDelta
+	}
+	return answer, nil
 }

@@ -32,6 +32,7 @@ var commands = map[string]command{
 	"listVirtualMachines":     {run: (*Server).listVirtualMachines},
 	"listKubernetesClusters":  {run: (*Server).listKubernetesClusters},
 	"listPortForwardingRules": {run: (*Server).listPortForwardingRules},
+	"listPublicIpAddresses":   {run: (*Server).listPublicIpAddresses},
 	"generateAlert":           {async: true, check: (*Server).checkGenerateAlert, run: (*Server).generateAlert},
 	"archiveAlerts":           {run: (*Server).archiveAlerts},
 	"listAlerts":              {run: (*Server).listAlerts},

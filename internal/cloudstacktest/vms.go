@@ -22,6 +22,13 @@ type vmJSON struct {
 	ZoneID      string    `json:"zoneid,omitempty"`
 	ZoneName    string    `json:"zonename,omitempty"`
 	NICs        []nicJSON `json:"nic,omitempty"`
+	// Details are the VM's displayed details (user_vm_details with display=1), which
+	// UserVmJoinDaoImpl adds whatever details= asks for.
+	Details map[string]string `json:"details,omitempty"`
+	// IsEtcdNode and IsExternalNode are KubernetesUserVmResponse's flags (4.21 on), sent only in a
+	// cluster's virtualmachines.
+	IsEtcdNode     *bool `json:"isetcdnode,omitempty"`
+	IsExternalNode *bool `json:"isexternalnode,omitempty"`
 }
 
 type nicJSON struct {
@@ -29,6 +36,17 @@ type nicJSON struct {
 	NetworkID string `json:"networkid,omitempty"`
 	IPAddress string `json:"ipaddress,omitempty"`
 	IsDefault bool   `json:"isdefault"`
+	// ExtraDHCPOptions are NicExtraDhcpOptionResponse objects, which cloudstack-go v2.19.0 declares
+	// as []string.
+	ExtraDHCPOptions []extraDHCPJSON `json:"extradhcpoption,omitempty"`
+}
+
+type extraDHCPJSON struct {
+	ID    string `json:"id"`
+	NicID string `json:"nicid"`
+	Name  string `json:"extradhcpoptionname"`
+	Code  int    `json:"extradhcpoptioncode"`
+	Value string `json:"extradhcpvalue"`
 }
 
 func newVMJSON(vm *VM) vmJSON {
@@ -36,13 +54,18 @@ func newVMJSON(vm *VM) vmJSON {
 		ID: vm.ID, Name: vm.Name, DisplayName: vm.DisplayName, State: vm.State,
 		Created: formatDate(vm.Created), Account: vm.Account, DomainID: vm.DomainID, Domain: vm.Domain,
 		ProjectID: vm.ProjectID, Project: vm.Project, ZoneID: vm.ZoneID, ZoneName: vm.ZoneName,
+		Details: vm.Details,
 	}
 	if vm.NetworkID != "" || vm.IPAddress != "" {
 		// One default NIC; its id is derived from the VM's so answers stay reproducible.
-		j.NICs = []nicJSON{{
-			ID:        fmt.Sprintf("0000a1c0-0000-4000-8000-%012x", vm.InternalID),
-			NetworkID: vm.NetworkID, IPAddress: vm.IPAddress, IsDefault: true,
-		}}
+		nicID := fmt.Sprintf("0000a1c0-0000-4000-8000-%012x", vm.InternalID)
+		n := nicJSON{ID: nicID, NetworkID: vm.NetworkID, IPAddress: vm.IPAddress, IsDefault: true}
+		for i, o := range vm.ExtraDHCPOptions {
+			n.ExtraDHCPOptions = append(n.ExtraDHCPOptions, extraDHCPJSON{
+				ID: fmt.Sprintf("0000d4c0-0000-4000-8000-%08x%04x", vm.InternalID, i), NicID: nicID,
+				Name: o.Name, Code: o.Code, Value: o.Value})
+		}
+		j.NICs = []nicJSON{n}
 	}
 	return j
 }

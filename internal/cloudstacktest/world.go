@@ -19,6 +19,12 @@ type World struct {
 	Alerts              []*Alert
 	Annotations         []*Annotation
 
+	PublicIPs []*PublicIP
+
+	// Release is the release line whose answers the server gives (Release414 ...); empty
+	// answers as the newest.
+	Release string
+
 	// MaxPageSize is the global setting default.page.size: the largest pagesize a list call may
 	// ask for and the page size used when it names none. Zero means DefaultPageSize.
 	MaxPageSize int
@@ -76,6 +82,32 @@ type VM struct {
 	IPAddress   string
 	Created     time.Time
 	Removed     bool
+	// Details are user_vm_details rows shown to the API (display=1), e.g. CKS's
+	// controlNodeLoginUser.
+	Details map[string]string
+	// ExtraDHCPOptions are the extra DHCP options of the VM's NIC.
+	ExtraDHCPOptions []ExtraDHCPOption
+	// EtcdNode and ExternalNode are the etcd_node and external_node flags of the VM's
+	// kubernetes_cluster_vm_map row (4.21 on).
+	EtcdNode, ExternalNode bool
+}
+
+// ExtraDHCPOption is a nic_extra_dhcp_options row.
+type ExtraDHCPOption struct {
+	Code  int
+	Name  string
+	Value string
+}
+
+// PublicIP is a user_ip_address row: a public address acquired for a network.
+type PublicIP struct {
+	ID        string
+	Address   string
+	NetworkID string // associated network uuid
+	SourceNAT bool
+	Account   string
+	DomainID  string
+	ProjectID string
 }
 
 // PortForwardingRule is a firewall_rules row of purpose PortForwarding; CKS creates one per node
