@@ -1,7 +1,5 @@
 package collector
 
-import "strings"
-
 // ControlCandidate is a VM of a cluster's map, in map order, as the choice of the SSH target
 // sees it.
 type ControlCandidate struct {
@@ -13,7 +11,8 @@ type ControlCandidate struct {
 
 // FirstControl returns the index of the VM that CKS forwards SSH to, or -1: among the VMs flagged
 // as control nodes (when the source knows the flag), the first Running one, else the first;
-// otherwise the first Running VM named like a control node that is not an etcd node, else the
+// otherwise the first Running VM named like a control node of any release (IsControlName) that is
+// not an etcd node, else the
 // first such VM, else the first Running VM that is not an etcd node. A Running VM is preferred
 // because a Stopped or Destroyed first control node cannot answer. Both inventory sources use
 // it, so they choose the same node.
@@ -40,7 +39,7 @@ func FirstControl(c Cluster, vms []ControlCandidate, flagged bool) int {
 		}
 	}
 	if i := runningFirst(func(v ControlCandidate) bool {
-		return strings.Contains(strings.ToLower(v.Name), "-control") && !etcd(v)
+		return IsControlName(v.Name) && !etcd(v)
 	}); i >= 0 {
 		return i
 	}

@@ -22,9 +22,12 @@ var (
 	hostLabel     = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 
 	// nodeSuffix is what follows the prefix of a control or worker VM: "-control-<hex>",
-	// "-node-<hex>" today; "-control", "-control-<i>", "-node-<i>" in older releases; "-<n>"
-	// appended when the name was taken.
-	nodeSuffix = regexp.MustCompile(`^-(control|node)(-[0-9a-f]+)?(-[0-9]+)?$`)
+	// "-node-<hex>" since 4.16.0.0; "-master", "-master-<i>" and "-node-<i>" before
+	// (KubernetesClusterStartWorker and KubernetesClusterResourceModifierActionWorker at 4.14.0.0
+	// and 4.15.0.0), still carried by clusters created then; "-<n>" appended when the name was
+	// taken (getKubernetesClusterNodeAvailableName).
+	// A plain "-control" was never released.
+	nodeSuffix = regexp.MustCompile(`^-(control-[0-9a-f]+|master(-[0-9]+)?|node-[0-9a-f]+)(-[0-9]+)?$`)
 	// etcdSuffix is what follows "<name>-etcd" (cut to 40) in an etcd VM's name.
 	etcdSuffix = regexp.MustCompile(`-[0-9]+-[0-9a-f]+$`)
 )
@@ -84,7 +87,7 @@ func etcdPrefix(c Cluster) string {
 }
 
 // nodeNamePrefixes returns every prefix under which a (lower-cased) VM name could be a control
-// or worker node: one per "-control"/"-node" in the name that a valid suffix follows.
+// or worker node: one per "-control"/"-master"/"-node" in the name that a valid suffix follows.
 func nodeNamePrefixes(name string) []string {
 	var out []string
 	for i := 0; i < len(name); i++ {
@@ -92,11 +95,31 @@ func nodeNamePrefixes(name string) []string {
 			continue
 		}
 		rest := name[i:]
-		if (strings.HasPrefix(rest, "-control") || strings.HasPrefix(rest, "-node")) && nodeSuffix.MatchString(rest) {
+		if isNodeRole(rest) && nodeSuffix.MatchString(rest) {
 			out = append(out, name[:i])
 		}
 	}
 	return out
+}
+
+func isNodeRole(rest string) bool {
+	return strings.HasPrefix(rest, "-control") || strings.HasPrefix(rest, "-master") || strings.HasPrefix(rest, "-node")
+}
+
+// IsControlName reports whether a VM name reads as a control node's of any release:
+// "-control-<hex>" since 4.16.0.0, "-master" and "-master-<i>" before.
+func IsControlName(vmName string) bool {
+	name := strings.ToLower(vmName)
+	for i := 1; i < len(name); i++ {
+		if name[i] != '-' {
+			continue
+		}
+		rest := name[i:]
+		if (strings.HasPrefix(rest, "-control") || strings.HasPrefix(rest, "-master")) && nodeSuffix.MatchString(rest) {
+			return true
+		}
+	}
+	return false
 }
 
 // etcdNamePrefix returns the prefix of a (lower-cased) VM name that looks like an etcd node's.

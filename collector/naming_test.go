@@ -34,7 +34,7 @@ func TestNodeNamePrefixes(t *testing.T) {
 	tests := map[string][]string{
 		"test-node-1a1c6ebf01d":    {"test"},
 		"test-control-1a1c6eb7f00": {"test"},
-		"test-control":             {"test"},
+		"test-control":             nil, // never released
 		"test-control-2":           {"test"},
 		"test-node-3-1":            {"test"},
 		"x-node-node-1":            {"x-node"},
