@@ -38,16 +38,19 @@ type Exporter struct {
 	// notifierMetrics are the notifier's counters, registered in live.
 	notifierMetrics *notifier.Metrics
 
-	mu      sync.Mutex // guards cfg, src and retired, swapped together by a reload
-	cfg     *config.Config
-	src     sources
-	retired []sources // replaced by a reload; closed by the loop once no cycle uses them
+	mu  sync.Mutex // guards cfg and src: the loop swaps them on a reload, others read them
+	cfg *config.Config
+	src sources
 
 	snapshot atomic.Pointer[collector.Snapshot]
 	ready    atomic.Bool
-	running  atomic.Bool
-	trigger  chan struct{}
-	announce chan struct{} // a notification pass asked for by the Alertmanager bridge
+
+	// Requests to the loop, the one goroutine that runs cycles and applies reloads.
+	trigger  chan struct{}   // one slot: a cycle asked for; a second request while one waits is the same request
+	announce chan struct{}   // one slot: a notification pass asked for by the Alertmanager bridge
+	reloads  chan chan error // a reload, answered on the channel it sends
+	stopped  chan struct{}   // closed when the loop has returned
+	hook     atomic.Pointer[func(handoff)]
 
 	live         *prometheus.Registry
 	exposition   *exposition
@@ -88,6 +91,8 @@ func New(opts Options) (*Exporter, error) {
 		src:        src,
 		trigger:    make(chan struct{}, 1),
 		announce:   make(chan struct{}, 1),
+		reloads:    make(chan chan error),
+		stopped:    make(chan struct{}),
 	}
 	// Every failure reason is exported from the start, at zero, so that increase() over it has
 	// data in a healthy cloud too.
@@ -120,23 +125,16 @@ func (e *Exporter) warnInsecureTLS(cfg *config.Config) {
 	}
 }
 
-// Close releases the back ends and the state file.
+// Close releases the back ends and the state file; the loop has closed the ones it replaced.
 func (e *Exporter) Close() error {
-	e.closeRetired()
 	_, src := e.current()
-	if src.close != nil {
-		_ = src.close()
-	}
+	closeSources(src)
 	return e.store.Close()
 }
 
-// closeRetired closes the back ends a reload replaced; the loop calls it between cycles.
-func (e *Exporter) closeRetired() {
-	e.mu.Lock()
-	retired := e.retired
-	e.retired = nil
-	e.mu.Unlock()
-	for _, s := range retired {
+// closeSources releases what the back ends of one configuration hold open.
+func closeSources(srcs ...sources) {
+	for _, s := range srcs {
 		if s.close != nil {
 			_ = s.close()
 		}
@@ -154,137 +152,88 @@ func (e *Exporter) Snapshot() *collector.Snapshot {
 	return e.snapshot.Load()
 }
 
-// Reload reads the configuration file again. A file that does not load, or whose back ends
-// cannot be built, leaves the running configuration in place.
-func (e *Exporter) Reload() error {
-	err := e.reload()
+// Reload asks the loop to read the configuration file again and waits for the answer. A file
+// that does not load, or whose back ends cannot be built, leaves the running configuration in
+// place. It needs the loop (Loop or Run) running, and gives up when ctx ends.
+func (e *Exporter) Reload(ctx context.Context) error {
+	reply := make(chan error, 1) // the loop never waits for the asker
+	select {
+	case e.reloads <- reply:
+	case <-e.stopped:
+		return errStopped
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	e.at(handoffQueued)
+	select {
+	case err := <-reply:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+var errStopped = errors.New("the exporter is stopping")
+
+// applyReload is the loop's side of Reload: it loads the file, swaps the configuration and its
+// back ends, records the outcome and returns the back ends it replaced, for the loop to close
+// once no cycle uses them, and whether checking was switched on or off.
+func (e *Exporter) applyReload() (replaced sources, toggled bool, err error) {
+	replaced, toggled, err = e.reload()
 	if err != nil {
 		e.reloadOK.Set(0)
 		e.reloadsTotal.WithLabelValues("failure").Inc()
 		e.logger.Error("Could not reload the configuration, keeping the running one", "file", e.configFile, "err", err)
-		return err
+		return sources{}, false, err
 	}
 	e.reloadOK.Set(1)
 	e.reloadTime.Set(float64(e.now().Unix()))
 	e.reloadsTotal.WithLabelValues("success").Inc()
-	return nil
+	return replaced, toggled, nil
 }
 
-func (e *Exporter) reload() error {
+func (e *Exporter) reload() (replaced sources, toggled bool, err error) {
 	cfg, err := config.Load(e.configFile)
 	if err != nil {
-		return err
+		return sources{}, false, err
 	}
 	if cfg.Storage.Path != e.store.Path() {
-		return fmt.Errorf("%s: storage.path: cannot change while running (restart the exporter to use %s)", e.configFile, cfg.Storage.Path)
+		return sources{}, false, fmt.Errorf("%s: storage.path: cannot change while running (restart the exporter to use %s)", e.configFile, cfg.Storage.Path)
 	}
 	src, err := newSources(cfg, e.store, e.logger)
 	if err != nil {
-		return fmt.Errorf("%s: %w", e.configFile, err)
+		return sources{}, false, fmt.Errorf("%s: %w", e.configFile, err)
 	}
 	e.mu.Lock()
 	wasEnabled := e.cfg.Check.Enabled
-	e.retired = append(e.retired, e.src)
+	replaced = e.src
 	e.cfg, e.src = cfg, src
 	e.mu.Unlock()
 	e.notifier.Configure(src.cloud, notifierOptions(cfg))
 	e.logger.Info("Configuration reloaded", "file", e.configFile, "check_enabled", cfg.Check.Enabled)
 	e.warnInsecureTLS(cfg)
-	if cfg.Check.Enabled != wasEnabled {
-		e.wake() // turned on: check at once; turned off: publish it at once
-	}
-	return nil
+	return replaced, cfg.Check.Enabled != wasEnabled, nil
 }
 
-// Trigger asks for a cycle now. It reports false when a cycle is already running or already
-// asked for: cycles are never doubled.
-func (e *Exporter) Trigger() bool {
-	if e.running.Load() {
-		return false
-	}
-	return e.wake()
-}
-
-// wake makes the loop run now, or right after the cycle under way.
-func (e *Exporter) wake() bool {
+// Trigger asks the loop for a cycle: now, or right after the one under way. Requests that arrive
+// before the loop takes the first one are the same request: cycles are never doubled, and a
+// request is never lost.
+func (e *Exporter) Trigger() {
 	select {
 	case e.trigger <- struct{}{}:
-		return true
-	default:
-		return false
+	default: // one is already waiting
 	}
+	e.at(handoffQueued)
 }
 
-// Loop runs a cycle at once and then every check.interval until ctx ends.
-func (e *Exporter) Loop(ctx context.Context) {
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-e.announce:
-			e.announcePass(ctx)
-			continue
-		case <-timer.C:
-		case <-e.trigger:
-			if !timer.Stop() {
-				select {
-				case <-timer.C:
-				default:
-				}
-			}
-		}
-		cfg := e.runOnce(ctx)
-		timer.Reset(cfg.Check.Interval)
-	}
-}
-
-// runOnce runs one cycle with the current configuration, or records that checking is off.
-func (e *Exporter) runOnce(ctx context.Context) *config.Config {
-	e.closeRetired()
-	cfg, src := e.current()
-	if !cfg.Check.Enabled {
-		e.markDisabled()
-		return cfg
-	}
-	e.running.Store(true)
-	defer e.running.Store(false)
-	next := cycle(ctx, e.snapshot.Load(), cfg, src, e.notifier, e.logger, e.now)
-	if errors.Is(ctx.Err(), context.Canceled) {
-		return cfg // shutting down: a cut cycle is not published
-	}
-	e.publish(next)
-	e.ready.Store(true)
-	if next.Success {
-		e.forgetPins(next.Clusters)
-	}
-	return cfg
-}
-
-// forgetPins drops the pinned host keys of clusters that no longer exist: a new cluster may get
-// the same address and must not be refused for another cluster's key.
-func (e *Exporter) forgetPins(clusters []collector.ClusterStatus) {
-	present := make(map[string]bool, len(clusters))
-	for _, c := range clusters {
-		present[c.Cluster.ID] = true
-	}
-	err := e.store.ForgetHostKeys(func(id string) bool {
-		return present[kube.PinCluster(id)]
-	})
-	if err != nil {
-		e.logger.Error("Could not update the state file", "file", e.store.Path(), "err", err)
-	}
-}
-
-// publish makes next the snapshot that /metrics and /findings serve. Only the loop (and New)
-// publish, so snapshots are never written concurrently.
+// publish makes next the snapshot that /metrics and /findings serve. Only the loop's job (and
+// New) publish, and the loop runs one job at a time, so snapshots are never written concurrently.
 func (e *Exporter) publish(next *collector.Snapshot) {
 	e.snapshot.Store(next)
 	e.exposition.update(next)
 }
 
-// markDisabled, called by the loop only (the one writer of snapshots), publishes that checking is off; the last findings are kept as they were (nothing
+// markDisabled publishes that checking is off; the last findings are kept as they were (nothing
 // is read, so nothing can be said to have cleared).
 func (e *Exporter) markDisabled() {
 	prev := e.snapshot.Load()

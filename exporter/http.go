@@ -25,20 +25,17 @@ func (e *Exporter) Handler(telemetryPath string) (http.Handler, error) {
 		}
 		_, _ = w.Write([]byte("Ready\n"))
 	})
-	mux.HandleFunc("POST /-/reload", func(w http.ResponseWriter, _ *http.Request) {
-		if err := e.Reload(); err != nil {
+	mux.HandleFunc("POST /-/reload", func(w http.ResponseWriter, r *http.Request) {
+		if err := e.Reload(r.Context()); err != nil {
 			http.Error(w, "Reload failed, the previous configuration stays in use: "+err.Error(), http.StatusInternalServerError)
 			return
 		}
 		_, _ = w.Write([]byte("Reloaded\n"))
 	})
 	mux.HandleFunc("POST /-/check", func(w http.ResponseWriter, _ *http.Request) {
+		e.Trigger()
 		w.WriteHeader(http.StatusAccepted)
-		if e.Trigger() {
-			_, _ = w.Write([]byte("Check cycle started\n"))
-			return
-		}
-		_, _ = w.Write([]byte("A check cycle is already running or about to\n"))
+		_, _ = w.Write([]byte("Check cycle queued: it starts now, or when the cycle under way ends\n"))
 	})
 	landing, err := web.NewLandingPage(web.LandingConfig{
 		Name:        "CKS Drift Exporter",

@@ -75,7 +75,7 @@ func (e *Exporter) reloadOnHUP(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-hup:
-			_ = e.Reload() // logged and counted by Reload
+			_ = e.Reload(ctx) // logged and counted by the loop
 		}
 	}
 }

@@ -1,0 +1,152 @@
+package exporter
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector/kube"
+	"github.com/cks-drift-exporter/cks-drift-exporter/config"
+)
+
+// handoff names a point where work passes from one goroutine to another. Tests hook a delay
+// into each of them, to show that no request is lost in the window.
+type handoff string
+
+const (
+	handoffQueued    handoff = "queued"    // a request was handed to the loop
+	handoffStarted   handoff = "started"   // the loop started a job
+	handoffPublished handoff = "published" // a cycle published its snapshot; its pins are not written yet
+	handoffFinished  handoff = "finished"  // a job is over; the loop has not been told yet
+	handoffSettled   handoff = "settled"   // the loop took the end of a job and waits again
+	handoffReloaded  handoff = "reloaded"  // the loop applied a reload and has not answered yet
+)
+
+// at runs the test hook of h, if one is set.
+func (e *Exporter) at(h handoff) {
+	if f := e.hook.Load(); f != nil {
+		(*f)(h)
+	}
+}
+
+// job is the loop's unit of work: a cycle or a notification pass. One runs at a time, in its
+// own goroutine, so that the loop keeps taking requests while it runs.
+type job struct {
+	cycle bool           // a cycle, not a notification pass
+	cfg   *config.Config // the configuration of a cycle: the next one is due check.interval after it
+}
+
+// Loop is the one goroutine that owns cycles: it runs a cycle at once and then every
+// check.interval, a cycle asked for by Trigger or by a reload that switches checking on or off,
+// the notification passes asked for by the Alertmanager bridge, and reloads. Requests that arrive
+// while a job runs wait for it. It returns when ctx ends, after the job under way.
+func (e *Exporter) Loop(ctx context.Context) {
+	defer close(e.stopped)
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	var (
+		done         chan job // set while a job runs
+		wantCycle    bool
+		wantAnnounce bool
+		retired      []sources // replaced by reloads while a job runs: closed when it ends
+	)
+	for {
+		select {
+		case <-ctx.Done():
+			if done != nil {
+				<-done // cancelled with ctx, it ends promptly
+			}
+			closeSources(retired...)
+			return
+		case <-timer.C:
+			wantCycle = true
+		case <-e.trigger:
+			wantCycle = true
+		case <-e.announce:
+			wantAnnounce = true
+		case reply := <-e.reloads:
+			replaced, toggled, err := e.applyReload()
+			if err == nil {
+				if done != nil {
+					retired = append(retired, replaced)
+				} else {
+					closeSources(replaced)
+				}
+				wantCycle = wantCycle || toggled // on: check at once; off: publish it at once
+			}
+			e.at(handoffReloaded)
+			reply <- err
+		case j := <-done:
+			done = nil
+			closeSources(retired...)
+			retired = nil
+			if j.cycle {
+				timer.Reset(j.cfg.Check.Interval)
+			}
+			e.at(handoffSettled)
+		}
+		if done != nil {
+			continue
+		}
+		switch {
+		case wantCycle:
+			wantCycle = false
+			timer.Stop()
+			done = e.start(ctx, true)
+		case wantAnnounce:
+			wantAnnounce = false
+			done = e.start(ctx, false)
+		}
+	}
+}
+
+// start runs a cycle, or a notification pass, in a goroutine and returns where it reports its end.
+func (e *Exporter) start(ctx context.Context, cycle bool) chan job {
+	done := make(chan job, 1) // the job never waits for the loop
+	cfg, src := e.current()
+	e.at(handoffStarted)
+	go func() {
+		if cycle {
+			e.runOnce(ctx, cfg, src)
+		} else {
+			e.announcePass(ctx)
+		}
+		e.at(handoffFinished)
+		done <- job{cycle: cycle, cfg: cfg}
+	}()
+	return done
+}
+
+// runOnce runs one cycle with cfg and its back ends, or records that checking is off.
+func (e *Exporter) runOnce(ctx context.Context, cfg *config.Config, src sources) {
+	if !cfg.Check.Enabled {
+		e.markDisabled()
+		return
+	}
+	next := cycle(ctx, e.snapshot.Load(), cfg, src, e.notifier, e.logger, e.now)
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return // shutting down: a cut cycle is not published
+	}
+	e.publish(next)
+	e.ready.Store(true)
+	e.at(handoffPublished)
+	if next.Success {
+		e.forgetPins(next.Clusters)
+	}
+}
+
+// forgetPins drops the pinned host keys of clusters that no longer exist: a new cluster may get
+// the same address and must not be refused for another cluster's key.
+func (e *Exporter) forgetPins(clusters []collector.ClusterStatus) {
+	present := make(map[string]bool, len(clusters))
+	for _, c := range clusters {
+		present[c.Cluster.ID] = true
+	}
+	err := e.store.ForgetHostKeys(func(id string) bool {
+		return present[kube.PinCluster(id)]
+	})
+	if err != nil {
+		e.logger.Error("Could not update the state file", "file", e.store.Path(), "err", err)
+	}
+}
