@@ -15,51 +15,115 @@ import (
 // inline that happens to hold a bare "$" is left as it is.
 var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
-// located is one value of the file and the dotted key it is the value of.
+// located is one place of the file: the dotted key, the node as written there (its line is
+// where the key is; it may be an alias) and the node it stands for (the alias's anchor).
 type located struct {
-	key  string
-	node *yaml.Node
+	key   string
+	node  *yaml.Node
+	value *yaml.Node
+	// skipped is set inside a mapping that holds a key twice: yaml decodes nothing of it, so
+	// nothing in it is checked either.
+	skipped bool
 }
 
-// walker replaces ${NAME} in the values of the parsed tree, and remembers
-// which key and value sit on which line so that decode errors, which yaml
-// reports by line and Go type, can be given the key's name. Expanding scalar values
-// after parsing, rather than the raw text, means a variable's value is only
-// ever a value: it cannot add keys or change the structure of the file.
+// duplicate is a key set twice in one mapping, on the lines of first and again.
+type duplicate struct {
+	section      string
+	first, again *yaml.Node
+}
+
+// walker walks the parsed tree along the schema: it replaces ${NAME} in the values, and
+// records every value with its key, the keys the schema does not know and the keys set twice,
+// so that problems are reported by key and line from the tree itself rather than from yaml's
+// error texts. Expanding scalar values after parsing, rather than the raw text, means a
+// variable's value is only ever a value: it cannot add keys or change the structure of the file.
 type walker struct {
-	lookup   func(string) (string, bool)
-	lines    map[int][]located // values by line
-	keys     map[int][]located // keys by line
-	problems []*problem
+	lookup     func(string) (string, bool)
+	values     []located // every value at a key of the schema, in the order of the file
+	unknown    []located // keys the schema does not know: key is their section, node the key
+	duplicates []duplicate
+	problems   []*problem // unset environment variables
 }
 
 func newWalker(lookup func(string) (string, bool)) *walker {
-	return &walker{lookup: lookup, lines: map[int][]located{}, keys: map[int][]located{}}
+	return &walker{lookup: lookup}
 }
 
-func (w *walker) walk(n *yaml.Node, key string) {
+func (w *walker) walk(n *yaml.Node, key string) { w.visit(n, key, false, false) }
+
+// visit records n as the value of key and goes on into its mapping. aliased: n was reached
+// through an alias, so its scalars were expanded where they are written, if at all, and are not
+// expanded again. skipped: see located.
+func (w *walker) visit(n *yaml.Node, key string, aliased, skipped bool) {
 	if n.Kind == yaml.DocumentNode {
 		for _, c := range n.Content {
-			w.walk(c, key)
+			w.visit(c, key, aliased, skipped)
 		}
 		return
 	}
 	t, known := schema.types[key]
 	if !known {
-		return // an unknown key, reported by strictKeys
+		return // an unknown key, recorded by its mapping
 	}
-	w.lines[n.Line] = append(w.lines[n.Line], located{key: key, node: n})
-	switch n.Kind {
+	value := n
+	if n.Kind == yaml.AliasNode {
+		if n.Alias == nil {
+			return
+		}
+		value, aliased = n.Alias, true
+	}
+	w.values = append(w.values, located{key: key, node: n, value: value, skipped: skipped})
+	switch value.Kind {
 	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := n.Content[i]
-			w.keys[k.Line] = append(w.keys[k.Line], located{key: join(key, k.Value), node: k})
-			w.walk(n.Content[i+1], join(key, k.Value))
+		if t.Kind() != reflect.Struct {
+			return
+		}
+		if !skipped {
+			skipped = w.findDuplicates(value, key)
+		}
+		for i := 0; i+1 < len(value.Content); i += 2 {
+			k := value.Content[i]
+			child := join(key, keyName(k))
+			if _, ok := schema.types[child]; !ok {
+				if !skipped {
+					w.unknown = append(w.unknown, located{key: key, node: k, value: resolve(k)})
+				}
+				continue
+			}
+			w.visit(value.Content[i+1], child, aliased, skipped)
 		}
 	case yaml.ScalarNode:
-		w.expand(n, key, t)
+		if !aliased {
+			w.expand(value, key, t)
+		}
 	}
 }
+
+// findDuplicates records the keys set twice in a mapping, pair by pair as yaml finds them, and
+// reports whether there are any: yaml then decodes nothing of the mapping.
+func (w *walker) findDuplicates(m *yaml.Node, section string) bool {
+	found := false
+	for i := 0; i < len(m.Content); i += 2 {
+		for j := i + 2; j < len(m.Content); j += 2 {
+			a, b := m.Content[i], m.Content[j]
+			if a.Kind == b.Kind && a.Value == b.Value {
+				w.duplicates = append(w.duplicates, duplicate{section: section, first: a, again: b})
+				found = true
+			}
+		}
+	}
+	return found
+}
+
+func resolve(n *yaml.Node) *yaml.Node {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		return n.Alias
+	}
+	return n
+}
+
+// keyName is the name a mapping key gives its value.
+func keyName(k *yaml.Node) string { return resolve(k).Value }
 
 // expand replaces the references in one scalar. A value with an unset
 // variable is left as written and reported once per variable.
@@ -93,19 +157,37 @@ func (w *walker) expand(n *yaml.Node, key string, t reflect.Type) {
 	}
 }
 
-// hideSecrets replaces in msg every value of a secret key as the decoder sees it (expanded,
-// through an alias), longest first so that a secret holding another is hidden whole.
-func (w *walker) hideSecrets(msg string) string {
+// secrets returns every node that is, or lies within, the value of a secret key, however it got
+// there: written at the key, or shared with it through an anchor and an alias. No message may
+// quote such a node, wherever else it is used.
+func (w *walker) secrets() map[*yaml.Node]bool {
+	out := make(map[*yaml.Node]bool)
+	var mark func(n *yaml.Node)
+	mark = func(n *yaml.Node) {
+		n = resolve(n)
+		if out[n] {
+			return
+		}
+		out[n] = true
+		for _, c := range n.Content {
+			mark(c)
+		}
+	}
+	for _, l := range w.values {
+		if schema.types[l.key] == reflect.TypeFor[Secret]() {
+			mark(l.value)
+		}
+	}
+	return out
+}
+
+// hideSecrets replaces in msg every secret value, and the first characters of each, which is
+// what yaml quotes of a long value. It guards the one message taken from yaml's text.
+func hideSecrets(msg string, secrets map[*yaml.Node]bool) string {
 	var values []string
-	for _, located := range w.lines {
-		for _, l := range located {
-			n := l.node
-			if n.Kind == yaml.AliasNode && n.Alias != nil {
-				n = n.Alias
-			}
-			if n.Kind == yaml.ScalarNode && n.Value != "" && schema.types[l.key] == reflect.TypeFor[Secret]() {
-				values = append(values, n.Value)
-			}
+	for n := range secrets {
+		if n.Kind == yaml.ScalarNode && n.Value != "" {
+			values = append(values, n.Value, n.Value[:min(len(n.Value), 7)])
 		}
 	}
 	slices.SortFunc(values, func(a, b string) int { return len(b) - len(a) })
@@ -115,17 +197,15 @@ func (w *walker) hideSecrets(msg string) string {
 	return msg
 }
 
-// schema maps every dotted key the file may hold to the Go type it decodes
-// into, and each section's Go type name, as yaml prints it, to its key.
+// schema maps every dotted key the file may hold to the Go type it decodes into.
 var schema = newKeySchema(reflect.TypeFor[Config]())
 
 type keySchema struct {
-	types    map[string]reflect.Type
-	sections map[string]string
+	types map[string]reflect.Type
 }
 
 func newKeySchema(t reflect.Type) keySchema {
-	s := keySchema{types: map[string]reflect.Type{}, sections: map[string]string{}}
+	s := keySchema{types: map[string]reflect.Type{}}
 	s.add("", t)
 	return s
 }
@@ -135,7 +215,6 @@ func (s keySchema) add(key string, t reflect.Type) {
 	if t.Kind() != reflect.Struct {
 		return
 	}
-	s.sections[t.String()] = key
 	for i := range t.NumField() {
 		f := t.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
@@ -152,14 +231,14 @@ func join(section, key string) string {
 
 // describe says what key expected when its value n could not be decoded
 // into t. Values are quoted to help find the mistake, except for secrets.
-func describe(key string, n *yaml.Node, t reflect.Type) string {
+func describe(key string, n *yaml.Node, t reflect.Type, secret bool) string {
 	var got string
 	switch {
 	case n.Kind == yaml.MappingNode:
 		got = "a mapping"
 	case n.Kind == yaml.SequenceNode:
 		got = "a list"
-	case t == reflect.TypeFor[Secret]():
+	case secret || t == reflect.TypeFor[Secret]():
 		got = "that value"
 	case len(n.Value) > 40:
 		got = fmt.Sprintf("%q", n.Value[:37]+"...")

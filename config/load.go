@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -50,11 +51,11 @@ func parse(data []byte, name string, lookup func(string) (string, bool)) (*Confi
 	cfg := defaults()
 	var doc []*problem
 	if root != nil {
-		doc = append(doc, strictKeys(data)...)
 		w := newWalker(lookup)
 		w.walk(root, "")
 		doc = append(doc, w.problems...)
-		doc = append(doc, decode(root, &cfg, w)...)
+		doc = append(doc, w.check()...)
+		doc = append(doc, decode(root, &cfg, w, len(doc))...)
 	}
 	slices.SortStableFunc(doc, func(a, b *problem) int { return a.line - b.line })
 
@@ -112,12 +113,9 @@ func reported(ps []*problem, key string) bool {
 	return false
 }
 
-var (
-	yamlLine        = regexp.MustCompile(`^line (\d+): (.*)$`)
-	unknownField    = regexp.MustCompile(`^line (\d+): field (.+) not found in type (\S+)$`)
-	duplicateKey    = regexp.MustCompile(`^line (\d+): mapping key (".*") already defined at line (\d+)$`)
-	cannotUnmarshal = regexp.MustCompile("^line (\\d+): cannot unmarshal (\\S+)(?: `(.*)`)? into (.+)$")
-)
+// yamlLine takes the line number out of a yaml syntax error, the one kind of yaml error that
+// has no typed form (yaml.TypeError covers decoding only).
+var yamlLine = regexp.MustCompile(`^line (\d+): (.*)$`)
 
 // parseDocument parses the file into a node tree, or returns nil for a file
 // without content. Only one document is allowed: a second one would be
@@ -144,107 +142,75 @@ func parseDocument(data []byte) (*yaml.Node, *problem) {
 	}
 }
 
-// strictKeys decodes the file as written with KnownFields(true) and keeps
-// only the unknown keys: type problems are left to decode, which sees the
-// values after ${VAR} expansion. It has to read the text again because
-// yaml.Node.Decode cannot be made strict.
-func strictKeys(data []byte) []*problem {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	var scratch Config
-	var te *yaml.TypeError
-	if !errors.As(dec.Decode(&scratch), &te) {
-		return nil
-	}
+// check reports what the walk found wrong, by key and line, from the nodes and the schema: keys
+// the schema does not know, keys set twice, and values that cannot be decoded into their key's
+// type. A value shared with a secret key through an anchor is never quoted.
+func (w *walker) check() []*problem {
+	secrets := w.secrets()
 	var ps []*problem
-	for _, e := range te.Errors {
-		if m := unknownField.FindStringSubmatch(e); m != nil {
-			ps = append(ps, &problem{line: atoi(m[1]), msg: fmt.Sprintf("unknown key %q %s", m[2], where(m[3]))})
+	for _, u := range w.unknown {
+		name := strconv.Quote(u.value.Value)
+		if secrets[u.value] {
+			name = "(the value of a secret)"
 		}
-	}
-	return ps
-}
-
-// where names the section a Go type stands for, as yaml reports types.
-func where(typeName string) string {
-	if section := schema.sections[typeName]; section != "" {
-		return "in " + section
-	}
-	return "at the top level"
-}
-
-// decode decodes the expanded tree onto cfg, which already holds the
-// defaults, and rewrites yaml's errors to name the key.
-func decode(root *yaml.Node, cfg *Config, w *walker) []*problem {
-	err := root.Decode(cfg)
-	var te *yaml.TypeError
-	if !errors.As(err, &te) {
-		if err != nil {
-			// yaml stops at a value it cannot decode, such as "!!int abc", and quotes it in
-			// full: a secret's value must not show.
-			p := yamlProblem(err.Error())
-			p.msg = w.hideSecrets(p.msg)
-			return []*problem{p}
+		where := "at the top level"
+		if u.key != "" {
+			where = "in " + u.key
 		}
-		return nil
+		ps = append(ps, &problem{line: u.node.Line, msg: fmt.Sprintf("unknown key %s %s", name, where)})
 	}
-	var ps []*problem
-	for _, e := range te.Errors {
-		if m := duplicateKey.FindStringSubmatch(e); m != nil {
-			ps = append(ps, duplicateProblem(m, w.keys))
-		} else {
-			ps = append(ps, typeProblem(e, w.lines))
+	for _, d := range w.duplicates {
+		name := join(d.section, keyName(d.again))
+		if secrets[resolve(d.again)] {
+			name = join(d.section, "(the value of a secret)")
 		}
+		// yaml decodes nothing of the mapping: its section's values are not validated either,
+		// they would only be the defaults.
+		ps = append(ps, &problem{line: d.again.Line, key: d.section, all: d.section == "",
+			msg: fmt.Sprintf("%s: set twice (first on line %d)", name, d.first.Line)})
 	}
-	return ps
-}
-
-// duplicateProblem reports a key set twice. yaml then skips the whole
-// mapping holding it, so that section's values are not validated either:
-// they would only be the defaults.
-func duplicateProblem(m []string, keys map[int][]located) *problem {
-	line := atoi(m[1])
-	name, _ := strconv.Unquote(m[2])
-	for _, k := range keys[line] {
-		if k.node.Value == name {
-			section := ""
-			if i := strings.LastIndex(k.key, "."); i >= 0 {
-				section = k.key[:i]
-			}
-			return &problem{line: line, key: section, all: section == "",
-				msg: fmt.Sprintf("%s: set twice (first on line %s)", k.key, m[3])}
-		}
-	}
-	return &problem{line: line, all: true, msg: fmt.Sprintf("key %s set twice (first on line %s)", m[2], m[3])}
-}
-
-// typeProblem finds the key behind a "cannot unmarshal" error by its line and
-// Go type, and says what the key expected.
-func typeProblem(e string, lines map[int][]located) *problem {
-	m := cannotUnmarshal.FindStringSubmatch(e)
-	if m == nil {
-		return yamlProblem(e)
-	}
-	line, value, typeName := atoi(m[1]), m[3], m[4]
-	for _, l := range lines[line] {
+	for _, l := range w.values {
 		t := schema.types[l.key]
-		if t.String() == typeName && sameValue(l.node, value) {
-			return &problem{line: line, key: l.key, all: l.key == "", msg: describe(l.key, l.node, t)}
+		if l.skipped || fits(l.value, t) {
+			continue
 		}
+		ps = append(ps, &problem{line: l.node.Line, key: l.key, all: l.key == "",
+			msg: describe(l.key, l.value, t, secrets[l.value])})
 	}
-	return yamlProblem(e)
+	return ps
 }
 
-// sameValue compares a node with the value yaml quotes in an error, which it
-// cuts to seven characters and "..." when longer than ten.
-func sameValue(n *yaml.Node, quoted string) bool {
-	if n.Kind != yaml.ScalarNode || quoted == "" {
+// fits reports whether yaml can decode n into a value of type t. A mapping for a section fits
+// here; its keys are checked one by one.
+func fits(n *yaml.Node, t reflect.Type) bool {
+	if t.Kind() == reflect.Struct && n.Kind == yaml.MappingNode {
 		return true
 	}
-	if cut, ok := strings.CutSuffix(quoted, "..."); ok && len(n.Value) > 10 {
-		return strings.HasPrefix(n.Value, cut)
+	return n.Decode(reflect.New(t).Interface()) == nil
+}
+
+// decode decodes the expanded tree onto cfg, which already holds the defaults. Its errors are
+// the ones check has already reported by key; only if check found nothing to report
+// (found == 0) is yaml's own text used, with every secret hidden, so that no error is lost.
+func decode(root *yaml.Node, cfg *Config, w *walker, found int) []*problem {
+	err := root.Decode(cfg)
+	if err == nil || found > 0 {
+		return nil
 	}
-	return n.Value == quoted
+	secrets := w.secrets()
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		p := yamlProblem(err.Error())
+		p.msg = hideSecrets(p.msg, secrets)
+		return []*problem{p}
+	}
+	var ps []*problem
+	for _, e := range te.Errors {
+		p := yamlProblem(e)
+		p.msg = hideSecrets(p.msg, secrets)
+		ps = append(ps, p)
+	}
+	return ps
 }
 
 // syntaxProblem says that the file is not YAML at all.
