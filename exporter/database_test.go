@@ -22,7 +22,7 @@ func TestMain(m *testing.M) { os.Exit(mariadbtest.Main(m)) }
 // readTables are the tables the database source reads (collector/database/queries.go), the only
 // ones its account is granted SELECT on; information_schema needs no grant.
 var readTables = []string{
-	"kubernetes_cluster", "kubernetes_cluster_vm_map", "vm_instance", "user_vm", "account", "domain",
+	"kubernetes_cluster", "kubernetes_cluster_vm_map", "vm_instance", "user_vm", "user_vm_details", "account", "domain",
 	"projects", "data_center", "networks", "user_ip_address", "firewall_rules", "port_forwarding_rules", "nics",
 }
 
@@ -53,7 +53,7 @@ func mirrorSimulator(t *testing.T, sim *simulator.Simulator) *mariadbtest.World 
 		for _, v := range cw.VMs {
 			m := &mariadbtest.VM{ID: v.InternalID, UUID: v.ID, Name: v.Name, DisplayName: "display " + v.Name,
 				InstanceName: fmt.Sprintf("i-%d-%d-VM", account(v.Account).ID, v.InternalID), State: v.State,
-				Account: account(v.Account), Domain: w.Root, Created: v.Created, Removed: v.Removed}
+				Account: account(v.Account), Domain: w.Root, Created: v.Created, Removed: v.Removed, Details: v.Details}
 			vms[v.InternalID], byUUID[v.ID] = m, m
 			w.VMs = append(w.VMs, m)
 		}

@@ -3,6 +3,7 @@ package database
 import (
 	"context"
 	"database/sql"
+	"strconv"
 	"strings"
 	"time"
 
@@ -74,7 +75,7 @@ func (s *Source) assemble(r rows) collector.Inventory {
 		for _, m := range maps {
 			c.Mapped = append(c.Mapped, mapped(c, m))
 		}
-		c.SSH = s.sshTarget(k, sourceNAT(k, ipsByNetwork), firstControl(c, maps, r.cols.mapControl), r.rules, nicsByVM)
+		c.SSH = s.sshTarget(k, sourceNAT(k, ipsByNetwork), firstControl(c, maps, r.cols.mapControl), r, nicsByVM)
 		inv.Clusters = append(inv.Clusters, c)
 	}
 	return inv
@@ -132,22 +133,20 @@ func firstControl(c collector.Cluster, rows []mapRow, flagged bool) *mapRow {
 	return nil
 }
 
-// sshTarget finds the first control node as CKS exposes it: behind the cluster's public address
-// with a port-forwarding rule to port 22 (2222 unless a scale-down moved it), or on its own
-// address, port 22, where the cluster has no public address.
-func (s *Source) sshTarget(k clusterRow, ip *ipRow, control *mapRow, rules map[ruleKey]int, nics map[int64][]nicRow) collector.SSHTarget {
+// sshTarget reaches the first control node as the API source does (collector.ReachControl), with
+// the network's source NAT address as the cluster's public address, and logs in as its
+// controlNodeLoginUser.
+func (s *Source) sshTarget(k clusterRow, ip *ipRow, control *mapRow, r rows, nics map[int64][]nicRow) collector.SSHTarget {
 	if control == nil {
 		return collector.SSHTarget{}
 	}
-	var t collector.SSHTarget
+	var publicID, public string
 	if ip != nil {
-		t = collector.SSHTarget{Host: ip.address, Port: 2222}
-		if port, ok := rules[ruleKey{ipID: ip.id, vmID: control.vm.Int64}]; ok {
-			t.Port = port
-		}
-	} else {
-		t = collector.SSHTarget{Host: nicAddress(nics[control.vm.Int64], k.networkUUID.String), Port: 22}
+		publicID, public = strconv.FormatInt(ip.id, 10), ip.address
 	}
+	vm := control.vm.Int64
+	t := collector.SSHTarget{User: r.users[vm]}
+	t.Host, t.Port = collector.ReachControl(r.rules[vm], publicID, public, nicAddress(nics[vm], k.networkUUID.String))
 	if s.opts.SSHPort != 0 {
 		t.Port = s.opts.SSHPort
 	}

@@ -195,8 +195,16 @@ func TestScenarios(t *testing.T) {
 			want: func(s *setup, want *collector.Inventory) { want.Clusters[0].SSH.Port = 22 },
 		},
 		{
-			name: "two source NAT addresses: no public address, the node's own",
+			name: "two source NAT addresses: no public address, but the control node's rule",
 			edit: func(s *setup) { s.w.AddSourceNAT(s.test.Network, "203.0.113.99") },
+			want: func(s *setup, want *collector.Inventory) {}, // the rule's address and port, as before
+		},
+		{
+			name: "two source NAT addresses and no rule: the node's own",
+			edit: func(s *setup) {
+				s.w.AddSourceNAT(s.test.Network, "203.0.113.99")
+				s.w.DeleteRule(s.test.Rules[0])
+			},
 			want: func(s *setup, want *collector.Inventory) {
 				want.Clusters[0].SSH = collector.SSHTarget{Host: s.test.Nics[0].Address, Port: 22}
 			},

@@ -4,7 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strconv"
 	"time"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 )
 
 // columns records which of the columns that came and went across CloudStack releases this
@@ -88,22 +91,33 @@ FROM user_ip_address ip
 WHERE ip.source_nat = 1 AND ip.removed IS NULL AND ip.network_id IN (` + clusterNetworks + `)
 ORDER BY ip.id`
 
-// rulesQuery reads the port-forwarding rules to port 22 on those addresses.
-const rulesQuery = `SELECT f.ip_address_id, pf.instance_id, f.start_port
+// mappedVMs selects the VMs of the clusters' maps.
+const mappedVMs = `SELECT m.vm_id FROM kubernetes_cluster_vm_map m JOIN kubernetes_cluster k ON k.id = m.cluster_id
+  WHERE k.removed IS NULL`
+
+// rulesQuery reads the port-forwarding rules to port 22 of mapped VMs, on any address: the
+// network's source NAT address, or the public IP of its own that a cluster on a VPC tier is
+// reached through (4.18.1+).
+const rulesQuery = `SELECT pf.instance_id, f.ip_address_id, ip.public_ip_address, f.start_port
 FROM port_forwarding_rules pf
 JOIN firewall_rules f ON f.id = pf.id
 JOIN user_ip_address ip ON ip.id = f.ip_address_id
-WHERE f.purpose = 'PortForwarding' AND pf.dest_port_start = 22
-  AND ip.source_nat = 1 AND ip.removed IS NULL AND ip.network_id IN (` + clusterNetworks + `)
+WHERE f.purpose = 'PortForwarding' AND pf.dest_port_start = 22 AND ip.removed IS NULL
+  AND pf.instance_id IN (` + mappedVMs + `)
 ORDER BY f.id`
+
+// loginUsersQuery reads the controlNodeLoginUser detail of mapped VMs, which CKS reads with
+// UserVmDetailsDao.findDetail, whatever its display flag (KubernetesClusterActionWorker
+// .getControlNodeLoginUser at 4.17.0.0).
+const loginUsersQuery = `SELECT d.vm_id, d.value FROM user_vm_details d
+WHERE d.name = 'controlNodeLoginUser' AND d.vm_id IN (` + mappedVMs + `)
+ORDER BY d.id`
 
 // nicsQuery reads the NICs of mapped VMs, for clusters reached on their nodes' own addresses.
 const nicsQuery = `SELECT nc.instance_id, nc.ip4_address, n.uuid, nc.default_nic
 FROM nics nc
 LEFT JOIN networks n ON n.id = nc.network_id
-WHERE nc.removed IS NULL AND nc.instance_id IN (
-  SELECT m.vm_id FROM kubernetes_cluster_vm_map m JOIN kubernetes_cluster k ON k.id = m.cluster_id
-  WHERE k.removed IS NULL)
+WHERE nc.removed IS NULL AND nc.instance_id IN (` + mappedVMs + `)
 ORDER BY nc.id`
 
 func pick(ok bool, column, otherwise string) string {
@@ -152,8 +166,6 @@ type ipRow struct {
 	networkID int64
 }
 
-type ruleKey struct{ ipID, vmID int64 }
-
 type nicRow struct {
 	vmID        int64
 	address     sql.NullString
@@ -168,7 +180,8 @@ type rows struct {
 	maps     []mapRow
 	vms      []vmRow
 	ips      []ipRow
-	rules    map[ruleKey]int // public port of the rule to port 22 of the VM on the address
+	rules    map[int64][]collector.SSHRule // by vm_instance.id: the rules to its port 22
+	users    map[int64]string              // by vm_instance.id: its controlNodeLoginUser
 	nics     []nicRow
 }
 
@@ -195,7 +208,7 @@ func (r reader) query(ctx context.Context, q string, scan func(*sql.Rows) error)
 	return res.Err()
 }
 
-// read runs the cycle's seven statements; step names the one that failed.
+// read runs the cycle's eight statements; step names the one that failed.
 func (r reader) read(ctx context.Context) (out rows, step string, err error) {
 	present := map[[2]string]bool{}
 	if err := r.query(ctx, columnsQuery, func(res *sql.Rows) error {
@@ -260,19 +273,35 @@ func (r reader) read(ctx context.Context) (out rows, step string, err error) {
 	}); err != nil {
 		return out, "read user_ip_address", err
 	}
-	out.rules = make(map[ruleKey]int)
+	out.rules = make(map[int64][]collector.SSHRule)
 	if err := r.query(ctx, rulesQuery, func(res *sql.Rows) error {
-		var k ruleKey
+		var vm, ipID int64
+		var address sql.NullString
 		var port sql.NullInt64
-		if err := res.Scan(&k.ipID, &k.vmID, &port); err != nil {
+		if err := res.Scan(&vm, &ipID, &address, &port); err != nil {
 			return err
 		}
-		if port.Valid {
-			out.rules[k] = int(port.Int64) // the last rule wins, as in the API source
+		if port.Valid && port.Int64 > 0 && port.Int64 <= 65535 {
+			out.rules[vm] = append(out.rules[vm], collector.SSHRule{AddressID: strconv.FormatInt(ipID, 10),
+				Address: address.String, Port: int(port.Int64)})
 		}
 		return nil
 	}); err != nil {
 		return out, "read port_forwarding_rules", err
+	}
+	out.users = make(map[int64]string)
+	if err := r.query(ctx, loginUsersQuery, func(res *sql.Rows) error {
+		var vm int64
+		var user sql.NullString
+		if err := res.Scan(&vm, &user); err != nil {
+			return err
+		}
+		if user.String != "" {
+			out.users[vm] = user.String
+		}
+		return nil
+	}); err != nil {
+		return out, "read user_vm_details", err
 	}
 	if err := r.query(ctx, nicsQuery, func(res *sql.Rows) error {
 		var n nicRow

@@ -34,6 +34,21 @@ const (
 	Current = V4_21
 )
 
+// SchemaOf returns the schema version of a release line ("4.14" ... "4.22"): the schema changes
+// that matter to the exporter came in 4.16, 4.19 and 4.21, so several lines share one.
+func SchemaOf(release string) Version {
+	switch release {
+	case "4.14", "4.15":
+		return V4_14
+	case "4.16", "4.17", "4.18":
+		return V4_16
+	case "4.19", "4.20":
+		return V4_19
+	default:
+		return V4_21
+	}
+}
+
 func (v Version) String() string {
 	return [...]string{"unset", "4.14", "4.16", "4.19", "4.21"}[v]
 }

@@ -3,6 +3,7 @@ package mariadbtest
 import (
 	"context"
 	"database/sql"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -80,6 +81,18 @@ func (w *World) tables(v Version) []table {
 		}
 	}
 
+	details := table{name: "user_vm_details", cols: []string{"vm_id", "name", "value", "display"}}
+	for _, m := range w.VMs {
+		keys := make([]string, 0, len(m.Details))
+		for k := range m.Details {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			details.rows = append(details.rows, []any{m.ID, k, m.Details[k], true})
+		}
+	}
+
 	controlCount := "control_node_count"
 	if v < V4_16 {
 		controlCount = "master_node_count"
@@ -133,7 +146,7 @@ func (w *World) tables(v Version) []table {
 	for _, n := range w.Nics {
 		nics.rows = append(nics.rows, []any{n.ID, n.VM.ID, n.Address, n.Network.ID, n.Default, removedAt(n.Removed, time.Unix(0, 0).UTC())})
 	}
-	return []table{domains, accounts, projects, zones, networks, vms, userVMs, clusters, maps, ips, firewall, forwarding, nics}
+	return []table{domains, accounts, projects, zones, networks, vms, userVMs, details, clusters, maps, ips, firewall, forwarding, nics}
 }
 
 // insert writes a table's rows with multi-row INSERTs of at most 500 rows.

@@ -73,6 +73,17 @@ CREATE TABLE `user_vm` (
   PRIMARY KEY (`id`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8;
 
+-- create-schema.sql: the details of user VMs; CKS keeps its login user there as
+-- controlNodeLoginUser (schema-41600to41610.sql writes "core" for the VMs of older clusters).
+CREATE TABLE `user_vm_details` (
+  `id` bigint unsigned NOT NULL auto_increment,
+  `vm_id` bigint unsigned NOT NULL COMMENT 'vm id',
+  `name` varchar(255) NOT NULL,
+  `value` varchar(5120) NOT NULL,
+  `display` tinyint(1) NOT NULL DEFAULT 1 COMMENT 'True if the detail can be displayed to the end user',
+  PRIMARY KEY (`id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8;
+
 -- schema-41310to41400.sql (4.14); control_node_count renamed from master_node_count in
 -- schema-41520to41600.sql (4.16); cluster_type in schema-41810to41900.sql (4.19); etcd_node_count
 -- in schema-42010to42100.sql (4.21).

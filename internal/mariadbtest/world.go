@@ -99,6 +99,8 @@ type VM struct {
 	Created      time.Time
 	Removed      bool
 	System       bool
+	// Details are its user_vm_details rows, e.g. controlNodeLoginUser.
+	Details map[string]string
 }
 
 // MapRow is a kubernetes_cluster_vm_map row; VMID may name no VM. The flags are written only where
@@ -232,6 +234,15 @@ func (w *World) AddSourceNAT(n *Network, address string) *PublicIP {
 	return ip
 }
 
+// AddPublicIP adds a public address acquired for network n that is not its source NAT, as the
+// public IP of its own that 4.18.1+ acquires for a cluster on a VPC tier.
+func (w *World) AddPublicIP(n *Network, address string) *PublicIP {
+	ip := &PublicIP{ID: w.id("ip"), Address: address, Network: n}
+	ip.UUID = uuid(8, ip.ID)
+	w.IPs = append(w.IPs, ip)
+	return ip
+}
+
 // AddPortForward adds a TCP port-forwarding rule from ip:public to vm:private.
 func (w *World) AddPortForward(ip *PublicIP, vm *VM, public, private int) *PortForwardingRule {
 	r := &PortForwardingRule{ID: w.id("rule"), IP: ip, VM: vm, PublicPort: public, PrivatePort: private}
@@ -268,6 +279,11 @@ type ClusterSpec struct {
 	Shared  bool
 	Created time.Time
 	State   string // Running when empty
+	// Pre416 names the control VMs <name>-master (one) or <name>-master-<i> (several) and the
+	// workers <name>-node-<i>, as releases before 4.16 did.
+	Pre416 bool
+	// LoginUser, when set, is every node's controlNodeLoginUser detail.
+	LoginUser string
 }
 
 // ClusterSet is what AddCluster created.
@@ -314,14 +330,30 @@ func (w *World) AddCluster(spec ClusterSpec) *ClusterSet {
 
 	prefix := strings.ToLower(spec.Name)
 	stamp := spec.Created.UnixMilli()
+	control := func(i int) string { return fmt.Sprintf("%s-control-%x", prefix, stamp+int64(i)) }
+	worker := func(i int) string { return fmt.Sprintf("%s-node-%x", prefix, stamp+200+int64(i)) }
+	if spec.Pre416 {
+		control = func(i int) string {
+			if spec.Control == 1 {
+				return prefix + "-master"
+			}
+			return fmt.Sprintf("%s-master-%d", prefix, i+1)
+		}
+		worker = func(i int) string { return fmt.Sprintf("%s-node-%d", prefix, i+1) }
+	}
 	for i := 0; i < spec.Control; i++ {
-		s.Control = append(s.Control, w.AddVM(fmt.Sprintf("%s-control-%x", prefix, stamp+int64(i)), "Running", spec.Owner, spec.Created))
+		s.Control = append(s.Control, w.AddVM(control(i), "Running", spec.Owner, spec.Created))
 	}
 	for i := 0; i < spec.Etcd; i++ {
 		s.Etcd = append(s.Etcd, w.AddVM(fmt.Sprintf("%s-etcd-%d-%x", spec.Name, i+1, stamp+100+int64(i)), "Running", spec.Owner, spec.Created))
 	}
 	for i := 0; i < spec.Workers; i++ {
-		s.Workers = append(s.Workers, w.AddVM(fmt.Sprintf("%s-node-%x", prefix, stamp+200+int64(i)), "Running", spec.Owner, spec.Created))
+		s.Workers = append(s.Workers, w.AddVM(worker(i), "Running", spec.Owner, spec.Created))
+	}
+	if spec.LoginUser != "" {
+		for _, v := range s.VMs() {
+			v.Details = map[string]string{"controlNodeLoginUser": spec.LoginUser}
+		}
 	}
 	for _, v := range s.Control {
 		r := w.AddMapRow(c, v.ID)
