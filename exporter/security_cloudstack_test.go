@@ -27,9 +27,8 @@ const alertTypeMin, alertTypeMax = 20000, 29999
 // everything, and then reads the fake's call log: only the commands the README's permission
 // list names were sent, and the only writes are the notifier's own alerts (types in its range),
 // the archiving of those types, and admins-only annotations on Kubernetes clusters.
-// It does not run in parallel: it waits for every cycle it triggers with POST /-/check, and a
-// trigger that arrives while a cycle is finishing is dropped, which more load makes likelier.
 func TestCloudStackAllowList(t *testing.T) {
+	t.Parallel()
 	specs := []simulator.ClusterSpec{{Name: "a"}, {Name: "b"}, {Name: "c"}, {Name: "d"}}
 	e, cs := newEnv(t, specs...)
 	e.writeConfig("  interval: 1h\n", "  max_alerts_per_cycle: 2\n")

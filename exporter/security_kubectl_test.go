@@ -19,9 +19,8 @@ import (
 // syntax and checks that each control-node session ran exactly the configured command: the fake
 // node counts only that exact string as a command and answers anything else with exit 127, so
 // sessions == commands and no exit_status failure mean nothing else was executed.
-// It does not run in parallel: it waits for every cycle it triggers with POST /-/check, and a
-// trigger that arrives while a cycle is finishing is dropped, which more load makes likelier.
 func TestKubectlCommandNeverFromCloudStackData(t *testing.T) {
+	t.Parallel()
 	e, cs := newEnv(t, simulator.ClusterSpec{Name: "evil"})
 	canary := filepath.Join(t.TempDir(), "pwned")
 	evil := "evil;$(touch " + canary + ")`touch " + canary + "`'\"|&>" + canary + " #"
