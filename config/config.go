@@ -19,6 +19,8 @@ type Config struct {
 	Storage    Storage    `yaml:"storage"`
 	Inventory  Inventory  `yaml:"inventory"`
 	Database   Database   `yaml:"database"`
+	// KubernetesAPI says how nodes are listed with check.node_source kubernetes_api.
+	KubernetesAPI KubernetesAPI `yaml:"kubernetes_api"`
 }
 
 // Inventory says where clusters, VM maps and VMs are read from. The API cannot show map rows
@@ -76,6 +78,8 @@ type Check struct {
 	// a replica checks and announces the clusters whose uuid hashes to its shard.
 	Shard       int `yaml:"shard"`
 	TotalShards int `yaml:"total_shards"`
+	// NodeSource says where each cluster's Kubernetes nodes are listed from.
+	NodeSource NodeSource `yaml:"node_source"`
 }
 
 // SSH says how the node lister logs in to a cluster's control node to run
@@ -159,6 +163,7 @@ func defaults() Config {
 			Concurrency:     16,
 			IncludeProjects: true,
 			TotalShards:     1,
+			NodeSource:      NodeSourceSSH,
 		},
 		SSH: SSH{
 			User:           "cloud",
@@ -186,6 +191,7 @@ func defaults() Config {
 		Storage: Storage{
 			Path: "/var/lib/cks-drift-exporter/state.db",
 		},
+		KubernetesAPI: KubernetesAPI{Timeout: 10 * time.Second},
 	}
 }
 

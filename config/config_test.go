@@ -34,6 +34,7 @@ func TestLoadGood(t *testing.T) {
 			IncludeProjects: false,
 			Shard:           1,
 			TotalShards:     3,
+			NodeSource:      NodeSourceKubernetesAPI,
 		},
 		SSH: SSH{
 			User:           "core",
@@ -64,6 +65,7 @@ func TestLoadGood(t *testing.T) {
 			ConnMaxLifetime: time.Minute,
 			QueryTimeout:    10 * time.Second,
 		},
+		KubernetesAPI: KubernetesAPI{KubeconfigDir: "testdata/kubeconfigs", Timeout: 7 * time.Second},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Load(good.yml) mismatch (-want +got):\n%s", diff)
@@ -95,6 +97,7 @@ func TestLoadMinimalTakesDefaults(t *testing.T) {
 			Concurrency:     16,
 			IncludeProjects: true,
 			TotalShards:     1,
+			NodeSource:      NodeSourceSSH,
 		},
 		SSH: SSH{
 			User:           "cloud",
@@ -112,9 +115,10 @@ func TestLoadMinimalTakesDefaults(t *testing.T) {
 			AlertTypeMin:      20000,
 			AlertTypeMax:      29999,
 		},
-		Storage:   Storage{Path: "/var/lib/cks-drift-exporter/state.db"},
-		Inventory: Inventory{Source: SourceAPI},
-		Database:  Database{MaxOpenConns: 2, MaxIdleConns: 1, ConnMaxLifetime: 5 * time.Minute, QueryTimeout: 30 * time.Second},
+		Storage:       Storage{Path: "/var/lib/cks-drift-exporter/state.db"},
+		Inventory:     Inventory{Source: SourceAPI},
+		Database:      Database{MaxOpenConns: 2, MaxIdleConns: 1, ConnMaxLifetime: 5 * time.Minute, QueryTimeout: 30 * time.Second},
+		KubernetesAPI: KubernetesAPI{Timeout: 10 * time.Second},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Load(minimal.yml) mismatch (-want +got):\n%s", diff)

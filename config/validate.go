@@ -78,6 +78,7 @@ func validate(c *Config) []*problem {
 	v.between("database.max_idle_conns", c.Database.MaxIdleConns, 0, 100)
 	v.positive("database.conn_max_lifetime", c.Database.ConnMaxLifetime)
 	v.positive("database.query_timeout", c.Database.QueryTimeout)
+	v.nodeSource(c)
 	return v
 }
 
@@ -127,6 +128,7 @@ func resolvePaths(c *Config, dir string) {
 	for _, p := range []*string{
 		&c.CloudStack.APIKeyFile, &c.CloudStack.SecretKeyFile, &c.CloudStack.CAFile,
 		&c.SSH.PrivateKeyFile, &c.SSH.KnownHostsFile, &c.Storage.Path, &c.Database.DSNFile,
+		&c.KubernetesAPI.KubeconfigDir,
 	} {
 		if *p != "" && !filepath.IsAbs(*p) {
 			*p = filepath.Join(dir, *p)
