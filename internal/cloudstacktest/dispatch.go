@@ -40,6 +40,8 @@ var commands = map[string]command{
 	"listAnnotations":         {run: (*Server).listAnnotations},
 	"removeAnnotation":        {run: (*Server).removeAnnotation},
 	"queryAsyncJobResult":     {run: (*Server).queryAsyncJobResult},
+
+	"getKubernetesClusterConfig": {run: (*Server).getKubernetesClusterConfig},
 }
 
 // ServeHTTP answers one API call: record it, apply latency and faults, authenticate, then run

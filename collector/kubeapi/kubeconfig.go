@@ -1,0 +1,197 @@
+package kubeapi
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"time"
+
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+const (
+	// maxKubeconfig bounds a kubeconfig; a kubeadm admin.conf is about 5.5 KiB.
+	maxKubeconfig = 1 << 20
+	// idleClient is how long a cached client lives unused: a cluster gone from CloudStack takes
+	// its credential out of memory within a day.
+	idleClient = 24 * time.Hour
+)
+
+// clusterID is what a CloudStack uuid may look like; anything else never becomes a file name.
+var clusterID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]{0,63}$`)
+
+// client is a cluster's node client built from one kubeconfig. Only the hash of the kubeconfig
+// is kept beside it, to see whether a new one says something else.
+type client struct {
+	nodes          corev1client.NodeInterface
+	host           string
+	sum            [sha256.Size]byte
+	fromCloudStack bool
+	used           time.Time
+}
+
+func (c *client) origin() string {
+	if c.fromCloudStack {
+		return "getKubernetesClusterConfig"
+	}
+	return "kubeconfig_dir"
+}
+
+// client returns the cluster's client: from its file in the kubeconfig directory when there is
+// one (read every time, so that a replaced file takes effect at once), else from CloudStack,
+// asked only when nothing is cached or refresh is set.
+func (l *Lister) client(ctx context.Context, id string, refresh bool) (*client, error) {
+	if !clusterID.MatchString(id) {
+		return nil, withReason(reasonKubeconfig, fmt.Errorf("cluster id %q is not a uuid", id))
+	}
+	data, found, err := l.readFile(id)
+	if err != nil {
+		return nil, err
+	}
+	fromCloudStack := !found
+	if !found {
+		if l.opts.Configs == nil {
+			return nil, withReason(reasonKubeconfig, fmt.Errorf("no %s.conf in the kubeconfig directory", id))
+		}
+		if cached := l.cached(id); cached != nil && cached.fromCloudStack && !refresh {
+			return cached, nil
+		}
+		data, err = l.opts.Configs.KubernetesClusterConfig(ctx, id)
+		if err != nil {
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return nil, withReason(reasonTimeout, err)
+			}
+			return nil, withReason(reasonKubeconfig, err)
+		}
+	}
+	if len(data) > maxKubeconfig {
+		return nil, withReason(reasonKubeconfig, fmt.Errorf("kubeconfig of %d bytes is over the limit of %d", len(data), maxKubeconfig))
+	}
+	sum := sha256.Sum256(data)
+	if cached := l.cached(id); cached != nil && cached.sum == sum && cached.fromCloudStack == fromCloudStack {
+		return cached, nil
+	}
+	rc, err := restConfig(data, l.opts.Timeout)
+	if err != nil {
+		return nil, err
+	}
+	nodes, err := corev1client.NewForConfig(rc)
+	if err != nil {
+		return nil, withReason(reasonKubeconfig, errors.New("no client can be made from the kubeconfig"))
+	}
+	cl := &client{nodes: nodes.Nodes(), host: rc.Host, sum: sum, fromCloudStack: fromCloudStack, used: l.opts.Now()}
+	l.mu.Lock()
+	l.cache[id] = cl
+	l.mu.Unlock()
+	return cl, nil
+}
+
+// cached returns the cached client of id, marking it used, and drops the clients nobody used for
+// idleClient, at most once a minute.
+func (l *Lister) cached(id string) *client {
+	now := l.opts.Now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if now.Sub(l.lastSweep) > time.Minute {
+		l.lastSweep = now
+		for k, c := range l.cache {
+			if now.Sub(c.used) > idleClient {
+				delete(l.cache, k)
+			}
+		}
+	}
+	c := l.cache[id]
+	if c != nil {
+		c.used = now
+	}
+	return c
+}
+
+// readFile reads <dir>/<id>.conf; a missing file is not an error, any other failure is.
+func (l *Lister) readFile(id string) ([]byte, bool, error) {
+	if l.opts.KubeconfigDir == "" {
+		return nil, false, nil
+	}
+	f, err := os.Open(filepath.Join(l.opts.KubeconfigDir, id+".conf"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, withReason(reasonKubeconfig, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxKubeconfig+1))
+	if err != nil {
+		return nil, false, withReason(reasonKubeconfig, fmt.Errorf("read %s: %w", f.Name(), err))
+	}
+	return data, true, nil
+}
+
+// restConfig turns a kubeconfig into a client configuration with clientcmd. Only self-contained
+// kubeconfigs are taken: a kubeconfig from CloudStack is what the cluster's control node gave CKS,
+// so whoever is root there writes it, and a reference to a local file (a token file, a key)
+// would send that file to their server, and a credential plugin would run their command here.
+// The errors of clientcmd can quote the document, so they are replaced by a fixed text.
+func restConfig(data []byte, timeout time.Duration) (*rest.Config, error) {
+	raw, err := clientcmd.Load(data)
+	if err != nil {
+		return nil, withReason(reasonKubeconfig, errors.New("the kubeconfig cannot be read"))
+	}
+	if err := selfContained(raw); err != nil {
+		return nil, err
+	}
+	rc, err := clientcmd.NewNonInteractiveClientConfig(*raw, raw.CurrentContext, &clientcmd.ConfigOverrides{}, nil).ClientConfig()
+	if err != nil {
+		return nil, withReason(reasonKubeconfig, errors.New("the kubeconfig is incomplete"))
+	}
+	if u, err := url.Parse(rc.Host); err != nil || u.Scheme != "https" || u.Host == "" || rc.Insecure {
+		return nil, withReason(reasonTLS, errors.New("the kubeconfig's server is not an https URL verified against a CA"))
+	}
+	rc.Timeout = timeout
+	rc.UserAgent = "cks-drift-exporter"
+	rc.WarningHandler = rest.NoWarnings{}
+	// A Proxy function keeps client-go from caching the transport process-wide (its cache key
+	// holds the credential and is never evicted); the transport then lives as long as the client.
+	rc.Proxy = http.ProxyFromEnvironment
+	rc.Wrap(capBodies)
+	return rc, nil
+}
+
+// selfContained refuses what would make the exporter read local files, run commands, skip TLS
+// verification or go through a proxy the kubeconfig names.
+func selfContained(raw *clientcmdapi.Config) error {
+	ctx := raw.Contexts[raw.CurrentContext]
+	if ctx == nil {
+		return withReason(reasonKubeconfig, errors.New("the kubeconfig has no current context"))
+	}
+	cluster := raw.Clusters[ctx.Cluster]
+	if cluster == nil {
+		return withReason(reasonKubeconfig, errors.New("the kubeconfig's context names no cluster"))
+	}
+	if cluster.InsecureSkipTLSVerify {
+		return withReason(reasonTLS, errors.New("the kubeconfig turns TLS verification off"))
+	}
+	if cluster.CertificateAuthority != "" || cluster.ProxyURL != "" {
+		return withReason(reasonKubeconfig, errors.New("the kubeconfig names a CA file or a proxy; only inline data is used"))
+	}
+	if user := raw.AuthInfos[ctx.AuthInfo]; user != nil {
+		if user.Exec != nil || user.AuthProvider != nil {
+			return withReason(reasonKubeconfig, errors.New("the kubeconfig asks for a credential plugin; only inline credentials are used"))
+		}
+		if user.TokenFile != "" || user.ClientCertificate != "" || user.ClientKey != "" {
+			return withReason(reasonKubeconfig, errors.New("the kubeconfig names credential files; only inline credentials are used"))
+		}
+	}
+	return nil
+}
