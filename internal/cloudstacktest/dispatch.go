@@ -80,6 +80,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, name, paramError("this fake only answers response=json"))
 		return
 	}
+	if body, ok := s.recordedAnswer(name, params); ok {
+		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+		_, _ = w.Write(body)
+		return
+	}
 	cmd, ok := commands[name]
 	if !ok {
 		writeError(w, name, &apiError{code: ErrUnknownCmd,

@@ -36,6 +36,7 @@ type Server struct {
 	jobPolls                int
 	jobs                    map[string]*job
 	listAllIncludesAccounts bool
+	recorded                map[string][]byte // by command: a recorded answer to replay
 }
 
 // NewServer starts a Server on 127.0.0.1 with the default credentials and an empty world.
