@@ -5,8 +5,6 @@ package cloudstackapi
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +16,7 @@ import (
 	"time"
 
 	cs "github.com/apache/cloudstack-go/v2/cloudstack"
+	promconfig "github.com/prometheus/common/config"
 )
 
 // Options configure the API client.
@@ -36,7 +35,8 @@ type Client struct {
 	transport http.RoundTripper
 }
 
-// New validates the options and prepares the HTTP transport (TLS with an extra CA if given).
+// New validates the options and prepares the HTTP transport (TLS from prometheus/common, with
+// ca_file as the CA if given).
 func New(o Options) (*Client, error) {
 	if o.Endpoint == "" || o.APIKey == "" || o.SecretKey == "" {
 		return nil, errors.New("cloudstack: endpoint, API key and secret key are required")
@@ -44,20 +44,20 @@ func New(o Options) (*Client, error) {
 	if o.Timeout <= 0 {
 		o.Timeout = 30 * time.Second
 	}
-	tlsConfig := &tls.Config{InsecureSkipVerify: o.InsecureSkipVerify} //nolint:gosec // explicit operator choice
+	// prometheus/common builds the TLS settings, as for every Prometheus client: ca_file, when
+	// given, is the one CA trusted for the API's certificate. The file is read here so that a
+	// missing file and a file without a certificate each get their own message.
+	tlsSettings := promconfig.TLSConfig{InsecureSkipVerify: o.InsecureSkipVerify}
 	if o.CAFile != "" {
 		pem, err := os.ReadFile(o.CAFile)
 		if err != nil {
 			return nil, fmt.Errorf("cloudstack: read ca_file: %w", err)
 		}
-		pool, err := x509.SystemCertPool()
-		if err != nil {
-			pool = x509.NewCertPool()
-		}
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("cloudstack: ca_file %s holds no PEM certificate", o.CAFile)
-		}
-		tlsConfig.RootCAs = pool
+		tlsSettings.CA = string(pem)
+	}
+	tlsConfig, err := promconfig.NewTLSConfig(&tlsSettings)
+	if err != nil {
+		return nil, fmt.Errorf("cloudstack: ca_file %s holds no PEM certificate: %w", o.CAFile, err)
 	}
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.TLSClientConfig = tlsConfig
