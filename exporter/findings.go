@@ -8,8 +8,10 @@ import (
 
 // Report is the JSON of /findings and of --once.format=json.
 type Report struct {
-	Cycle    CycleReport     `json:"cycle"`
-	Enabled  bool            `json:"check_enabled"`
+	Cycle   CycleReport `json:"cycle"`
+	Enabled bool        `json:"check_enabled"`
+	// Summary counts every cluster of the cycle, also when Clusters is filtered.
+	Summary  Summary         `json:"summary"`
 	Clusters []ClusterReport `json:"clusters"`
 }
 
@@ -54,6 +56,7 @@ func NewReport(s *collector.Snapshot) Report {
 			Findings: cs.Findings(),
 		})
 	}
+	r.Summary = Summarize(r.Clusters)
 	return r
 }
 

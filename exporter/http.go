@@ -3,9 +3,6 @@ package exporter
 import (
 	"encoding/json"
 	"net/http"
-
-	"github.com/prometheus/common/version"
-	"github.com/prometheus/exporter-toolkit/web"
 )
 
 // Handler returns every endpoint of the exporter. The metrics and /findings are served from the
@@ -37,29 +34,22 @@ func (e *Exporter) Handler(telemetryPath string) (http.Handler, error) {
 		w.WriteHeader(http.StatusAccepted)
 		_, _ = w.Write([]byte("Check cycle queued: it starts now, or when the cycle under way ends\n"))
 	})
-	landing, err := web.NewLandingPage(web.LandingConfig{
-		Name:        "CKS Drift Exporter",
-		Description: "Checks the VM maps of CloudStack Kubernetes Service clusters against CloudStack's VMs and the Kubernetes nodes",
-		Version:     version.Info(),
-		Links: []web.LandingLinks{
-			{Address: telemetryPath, Text: "Metrics"},
-			{Address: "/findings", Text: "Findings", Description: "the last cycle's findings as JSON"},
-			{Address: "/-/healthy", Text: "Health"},
-			{Address: "/-/ready", Text: "Readiness"},
-		},
-	})
-	if err != nil {
-		return nil, err
-	}
-	mux.Handle("GET /{$}", landing)
+	e.routeStatus(mux, telemetryPath)
 	return mux, nil
 }
 
-func (e *Exporter) serveFindings(w http.ResponseWriter, _ *http.Request) {
+func (e *Exporter) serveFindings(w http.ResponseWriter, r *http.Request) {
+	filter, err := ParseFilter(r.URL.Query())
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	report := NewReport(e.Snapshot())
+	report.Clusters = filter.Apply(report.Clusters)
 	w.Header().Set("Content-Type", "application/json")
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(NewReport(e.Snapshot())); err != nil {
+	if err := enc.Encode(report); err != nil {
 		e.logger.Debug("Could not write /findings", "err", err)
 	}
 }

@@ -74,13 +74,14 @@ func run(listen, dir string, interval time.Duration, logger *slog.Logger) error 
 	base := "http://" + l.Addr().String()
 	fmt.Printf(`
 == The exporter now checks the simulated cloud every %s.
+   Status page:    %s/
    Metrics:        %s/metrics
-   Findings:       %s/findings
+   Findings:       %s/findings (?problems=1, ?cluster=NAME, ?kind=KIND)
    Configuration:  %s (reload: curl -X POST %s/-/reload)
    CloudStack API: %s (simulated)
    What CloudStack receives from the notifier is printed below. Stop with Ctrl-C.
 
-`, interval, base, base, cfgPath, base, sim.CloudStack.Endpoint())
+`, interval, base, base, base, cfgPath, base, sim.CloudStack.Endpoint())
 	go watchWrites(ctx, sim)
 	webCfg := &web.FlagConfig{WebListenAddresses: &[]string{listen}, WebSystemdSocket: new(bool), WebConfigFile: new(string)}
 	return e.Run(ctx, exporter.ServeOptions{TelemetryPath: "/metrics", Web: webCfg, Listener: l})
