@@ -29,7 +29,7 @@ func TestOnce(t *testing.T) {
 	e.writeConfig("", "")
 
 	code, out := e.once(t, "table")
-	if code != ExitClean || !strings.Contains(out, "2 clusters, 1 checked, 1 skipped, 0 with kubectl unreachable; 0 findings") ||
+	if code != ExitClean || !strings.Contains(out, "No drift found in 1 cluster; 1 skipped, 0 with kubectl unreachable (2 clusters in all)") ||
 		!strings.Contains(out, "skipped: busy") {
 		t.Fatalf("clean cloud: exit %d, output:\n%s", code, out)
 	}

@@ -65,7 +65,7 @@ func run(listen, dir string, interval time.Duration, logger *slog.Logger) error 
 
 	fmt.Println("== One check cycle, as `cks-drift-exporter --once` prints it:")
 	fmt.Println()
-	e.RunOnce(ctx, os.Stdout, "table")
+	e.RunOnce(ctx, os.Stdout, exporter.FormatTable)
 
 	l, err := net.Listen("tcp", listen)
 	if err != nil {

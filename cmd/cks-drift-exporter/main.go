@@ -32,7 +32,7 @@ func run() int {
 		configFile    = app.Flag("config.file", "Configuration file.").Default("cks-drift-exporter.yml").String()
 		configCheck   = app.Flag("config.check", "Validate the configuration file, print the problems and exit (0 valid, 1 invalid).").Bool()
 		once          = app.Flag("once", "Run one check cycle, print the findings and exit: 0 no drift, 1 drift, 2 the check could not run. Sends no notifications.").Bool()
-		onceFormat    = app.Flag("once.format", "Output of --once: table or json.").Default("table").Enum("table", "json")
+		onceFormat    = app.Flag("once.format", "Output of --once: table (columns capped), wide (every column and the message) or json.").Default(exporter.FormatTable).Enum(exporter.FormatTable, exporter.FormatWide, exporter.FormatJSON)
 		forgetKeys    = app.Flag("ssh.forget-host-key", "Remove the pinned SSH host key of this cluster (uuid) from the state file and exit, after a control node was re-installed. Repeatable; the exporter must be stopped.").Strings()
 		telemetryPath = app.Flag("web.telemetry-path", "Path under which to expose metrics.").Default("/metrics").String()
 		webConfig     = kingpinflag.AddFlags(app, ":9862")
