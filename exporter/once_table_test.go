@@ -36,17 +36,25 @@ func TestWriteTable(t *testing.T) {
 		},
 	}
 	failed := &collector.Snapshot{Start: end.Add(-time.Second), End: end, Enabled: true, Error: "list clusters: CloudStack API error 530"}
+	clean := &collector.Snapshot{Start: end.Add(-time.Second), End: end, Success: true, Enabled: true, LastSuccess: end,
+		Clusters: []collector.ClusterStatus{drift.Clusters[1], drift.Clusters[2], {
+			Cluster: collector.Cluster{ID: "k4", Name: "fine", ZoneName: "zone1", Account: "admin", Domain: "ROOT", State: "Running", ClusterType: "CloudManaged"},
+			Checked: true, KubectlReachable: true,
+		}}}
 	for _, tc := range []struct {
 		name string
 		snap *collector.Snapshot
+		wide bool
 	}{
-		{"drift", drift},
-		{"failed", failed},
+		{"drift", drift, false},
+		{"drift-wide", drift, true},
+		{"failed", failed, false},
+		{"clean", clean, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var b bytes.Buffer
-			writeTable(&b, NewReport(tc.snap))
+			writeTable(&b, NewReport(tc.snap), tc.wide)
 			golden.Assert(t, "testdata/once-"+tc.name+".golden", b.Bytes())
 		})
 	}
