@@ -8,9 +8,10 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
 )
 
-// buildWorld creates five clusters: two healthy, one with a missing map row (unmapped_vm), one
-// with a running VM that is not a Kubernetes node (vm_not_a_node), one in the middle of a
-// scale-up (skipped).
+// buildWorld creates six clusters: three healthy (one of them created before 4.16, with -master
+// names, reached as the user core that CloudStack recorded for it), one with a missing map row
+// (unmapped_vm), one with a running VM that is not a Kubernetes node (vm_not_a_node), one in the
+// middle of a scale-up (skipped).
 func buildWorld(sim *simulator.Simulator) error {
 	specs := []simulator.ClusterSpec{
 		{Name: "prod-east", Controls: 3, Workers: 2},
@@ -18,6 +19,7 @@ func buildWorld(sim *simulator.Simulator) error {
 		{Name: "ci-runners", Workers: 3},
 		{Name: "staging", State: "Scaling"},
 		{Name: "Team Blue", ProjectID: "a0000000-0000-4000-8000-0000000000b1", Project: "blue", Account: "blue"},
+		{Name: "legacy", Pre416: true, LoginUser: "core"},
 	}
 	clusters := make(map[string]simulator.Cluster)
 	for _, spec := range specs {

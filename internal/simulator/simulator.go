@@ -79,6 +79,21 @@ type ClusterSpec struct {
 	Etcd      int
 	Zone      string    // default "zone1"
 	Created   time.Time // default 40 minutes ago: past the grace period
+
+	// Pre416 names the VMs as releases before 4.16 did, and as clusters created then still are:
+	// <prefix>-master (one control node) or <prefix>-master-<i>, and <prefix>-node-<i>.
+	Pre416 bool
+	// LoginUser, when set, is every node's controlNodeLoginUser detail (as 4.16.1+ records it,
+	// "core" for clusters created up to 4.16.0), and the only user the control node lets in.
+	LoginUser string
+	// NodeUser, when set, is the only user the control node lets in, without a detail that
+	// says so (4.14 to 4.16.0 log in as core and record nothing).
+	NodeUser string
+	// VPCTier reaches the cluster the way 4.18.1+ reaches one on a VPC tier: through a public IP
+	// of its own, while the cluster answer's ipaddress (the VPC's source NAT) leads nowhere.
+	VPCTier bool
+	// ExtraDHCP gives the first worker's NIC an extra DHCP option.
+	ExtraDHCP bool
 }
 
 // Cluster is what AddCluster created.
@@ -94,7 +109,11 @@ type Cluster struct {
 // SSH server, which lists every node VM as a Kubernetes node.
 func (s *Simulator) AddCluster(spec ClusterSpec) (Cluster, error) {
 	spec = withDefaults(spec)
-	node, err := sshtest.NewServer(sshtest.Options{AuthorizedKey: s.clientKey.PublicKey()})
+	user := spec.NodeUser
+	if user == "" {
+		user = spec.LoginUser
+	}
+	node, err := sshtest.NewServer(sshtest.Options{AuthorizedKey: s.clientKey.PublicKey(), User: user})
 	if err != nil {
 		return Cluster{}, err
 	}
@@ -112,12 +131,23 @@ func (s *Simulator) AddCluster(spec ClusterSpec) (Cluster, error) {
 				IPAddress: fmt.Sprintf("10.1.%d.%d", len(w.Clusters)%250, len(w.VMs)%250+10), Created: spec.Created})
 		}
 		stamp := spec.Created.UnixMilli()
+		control := func(i int) string { return fmt.Sprintf("%s-control-%x", prefix, stamp+int64(i)) }
+		worker := func(i int) string { return fmt.Sprintf("%s-node-%x", prefix, stamp+int64(100+i)) }
+		if spec.Pre416 {
+			control = func(i int) string {
+				if spec.Controls == 1 {
+					return prefix + "-master"
+				}
+				return fmt.Sprintf("%s-master-%d", prefix, i+1)
+			}
+			worker = func(i int) string { return fmt.Sprintf("%s-node-%d", prefix, i+1) }
+		}
 		var vms []*cloudstacktest.VM
 		for i := 0; i < spec.Controls; i++ {
-			vms = append(vms, newVM(fmt.Sprintf("%s-control-%x", prefix, stamp+int64(i))))
+			vms = append(vms, newVM(control(i)))
 		}
 		for i := 0; i < spec.Workers; i++ {
-			vms = append(vms, newVM(fmt.Sprintf("%s-node-%x", prefix, stamp+int64(100+i))))
+			vms = append(vms, newVM(worker(i)))
 		}
 		for i := 0; i < spec.Etcd; i++ {
 			vms = append(vms, newVM(fmt.Sprintf("%s-%d-%x", etcdPrefix(spec.Name), i+1, stamp+int64(200+i))))
@@ -128,9 +158,21 @@ func (s *Simulator) AddCluster(spec ClusterSpec) (Cluster, error) {
 			ControlNodes: int64(spec.Controls), Size: int64(spec.Workers), EtcdNodes: int64(spec.Etcd), Created: spec.Created}
 		for _, v := range vms {
 			c.VMMap = append(c.VMMap, v.InternalID)
+			if spec.LoginUser != "" {
+				v.Details = map[string]string{"controlNodeLoginUser": spec.LoginUser}
+			}
+		}
+		if spec.ExtraDHCP && spec.Workers > 0 {
+			vms[spec.Controls].ExtraDHCPOptions = []cloudstacktest.ExtraDHCPOption{{Code: 66, Name: "tftp-server-name", Value: "127.0.0.1"}}
+		}
+		ruleIP, ruleIPID := c.IPAddress, c.IPAddressID
+		if spec.VPCTier {
+			// The VPC's source NAT answers nothing; the tier's own public IP forwards to the node.
+			c.IPAddress, c.IPAddressID = "127.0.0.2", "ip-vpc-"+prefix
+			ruleIPID = "ip-tier-" + prefix
 		}
 		stored := w.AddCluster(c)
-		w.AddPortForwardingRule(cloudstacktest.PortForwardingRule{IPAddressID: stored.IPAddressID, IPAddress: stored.IPAddress,
+		w.AddPortForwardingRule(cloudstacktest.PortForwardingRule{IPAddressID: ruleIPID, IPAddress: ruleIP,
 			PublicPort: node.Port(), PrivatePort: 22, VirtualMachineID: vms[0].ID, NetworkID: stored.NetworkID,
 			Account: account, DomainID: domainID, ProjectID: spec.ProjectID})
 		out = Cluster{ID: stored.ID, Name: stored.Name, Control: vms[0].Name}
