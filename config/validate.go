@@ -29,7 +29,7 @@ func validate(c *Config) []*problem {
 		v.keyf("check.grace_period", "must not be negative")
 	}
 	v.between("check.concurrency", c.Check.Concurrency, 1, 1024)
-	v.between("check.total_shards", c.Check.TotalShards, 1, 1024)
+	v.between("check.total_shards", c.Check.TotalShards, 1, maxShards)
 	if c.Check.TotalShards >= 1 {
 		v.between("check.shard", c.Check.Shard, 0, c.Check.TotalShards-1)
 	}

@@ -26,12 +26,16 @@ type Options struct {
 	Logger     *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Shard, when set, replaces check.shard of the configuration file (a StatefulSet replica's
+	// ordinal, see config.OrdinalFromHostname).
+	Shard *int
 }
 
 // Exporter checks the clouds' CKS clusters on a schedule and serves the last result.
 type Exporter struct {
 	logger     *slog.Logger
 	configFile string
+	shard      *int // Options.Shard
 	now        func() time.Time
 	store      *state.Store
 	notifier   *notifier.Notifier
@@ -69,7 +73,7 @@ func New(opts Options) (*Exporter, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	cfg, err := config.Load(opts.ConfigFile)
+	cfg, err := LoadConfig(opts.ConfigFile, opts.Shard)
 	if err != nil {
 		return nil, err
 	}
@@ -85,6 +89,7 @@ func New(opts Options) (*Exporter, error) {
 	e := &Exporter{
 		logger:     opts.Logger,
 		configFile: opts.ConfigFile,
+		shard:      opts.Shard,
 		now:        opts.Now,
 		store:      store,
 		cfg:        cfg,
@@ -193,7 +198,7 @@ func (e *Exporter) applyReload() (replaced sources, toggled bool, err error) {
 }
 
 func (e *Exporter) reload() (replaced sources, toggled bool, err error) {
-	cfg, err := config.Load(e.configFile)
+	cfg, err := LoadConfig(e.configFile, e.shard)
 	if err != nil {
 		return sources{}, false, err
 	}

@@ -34,6 +34,7 @@ func run() int {
 		once          = app.Flag("once", "Run one check cycle, print the findings and exit: 0 no drift, 1 drift, 2 the check could not run. Sends no notifications.").Bool()
 		onceFormat    = app.Flag("once.format", "Output of --once: table (columns capped), wide (every column and the message) or json.").Default(exporter.FormatTable).Enum(exporter.FormatTable, exporter.FormatWide, exporter.FormatJSON)
 		forgetKeys    = app.Flag("ssh.forget-host-key", "Remove the pinned SSH host key of this cluster (uuid) from the state file and exit, after a control node was re-installed. Repeatable; the exporter must be stopped.").Strings()
+		shardFromHost = app.Flag("check.shard-from-hostname", "Take check.shard from the ordinal at the end of the hostname (cks-drift-exporter-2 is shard 2), as the replicas of a StatefulSet are named; check.total_shards stays in the configuration.").Bool()
 		telemetryPath = app.Flag("web.telemetry-path", "Path under which to expose metrics.").Default("/metrics").String()
 		webConfig     = kingpinflag.AddFlags(app, ":9862")
 		logConfig     = &promslog.Config{}
@@ -46,9 +47,14 @@ func run() int {
 		return 1
 	}
 	logger := promslog.New(logConfig)
+	shard, err := shardFromHostname(*shardFromHost, os.Hostname)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 
 	if *configCheck {
-		if _, err := config.Load(*configFile); err != nil {
+		if _, err := exporter.LoadConfig(*configFile, shard); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
@@ -60,7 +66,7 @@ func run() int {
 		return forgetHostKeys(*configFile, *forgetKeys)
 	}
 
-	e, err := exporter.New(exporter.Options{ConfigFile: *configFile, Logger: logger})
+	e, err := exporter.New(exporter.Options{ConfigFile: *configFile, Logger: logger, Shard: shard})
 	if err != nil {
 		logger.Error("Could not start", "err", err)
 		if *once {
