@@ -20,7 +20,7 @@ LDFLAGS   := -s -w \
 	-X github.com/prometheus/common/version.BuildDate=$(shell date -u +%Y%m%d-%H:%M:%S)
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build test demo lint fmt clean
+.PHONY: all build test demo lint fmt clean package
 
 all: build
 
@@ -50,6 +50,21 @@ fmt:
 
 clean:
 	rm -f $(BINARY)
+	rm -rf build dist
+
+# The .deb and .rpm (packaging/nfpm.yaml) in dist/, built with nFPM at the version tools/nfpm
+# pins: no other toolchain. The version comes from git (packaging/version.sh), the binary is
+# `make build`'s; PKG_RELEASE is the package revision of one version.
+PKG_VERSION ?= $(shell packaging/version.sh)
+PKG_RELEASE ?= 1
+PKG_ARCH    ?= $(shell $(GO) env GOARCH)
+package: build
+	$(GO) -C tools/nfpm build -o $(CURDIR)/build/nfpm github.com/goreleaser/nfpm/v2/cmd/nfpm
+	mkdir -p dist
+	for p in deb rpm; do \
+	  PKG_VERSION='$(PKG_VERSION)' PKG_RELEASE='$(PKG_RELEASE)' PKG_ARCH='$(PKG_ARCH)' \
+	    build/nfpm package --config packaging/nfpm.yaml --packager $$p --target dist/ || exit 1; \
+	done
 
 # The scale benchmark (not part of `make test`): the exporter's cycle against the simulated cloud
 # with injected latency, for each world size, beside its lower bound and a one-cluster-at-a-time

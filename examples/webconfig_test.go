@@ -173,11 +173,20 @@ func TestSystemdUnitHardening(t *testing.T) {
 			t.Errorf("[Service] %s=%q, want %q", key, got, want)
 		}
 	}
+	// --web.config.file is optional: an operator adds it to CKS_DRIFT_EXPORTER_ARGS in the
+	// environment file, beside the ${VAR} values of the configuration.
 	start := strings.Join(d["Service.ExecStart"], " ")
-	for _, flag := range []string{"--config.file=/etc/cks-drift-exporter/", "--web.config.file=/etc/cks-drift-exporter/web-config.yml"} {
+	for _, flag := range []string{"--config.file=/etc/cks-drift-exporter/", "$CKS_DRIFT_EXPORTER_ARGS"} {
 		if !strings.Contains(start, flag) {
 			t.Errorf("ExecStart %q lacks %s", start, flag)
 		}
+	}
+	if strings.Contains(start, "--web.config.file") {
+		t.Errorf("ExecStart %q passes --web.config.file, which the environment file's flags should", start)
+	}
+	env, want := strings.Join(d["Service.EnvironmentFile"], " "), "-/etc/default/cks-drift-exporter -/etc/sysconfig/cks-drift-exporter"
+	if env != want {
+		t.Errorf("EnvironmentFile=%q, want the optional %q", env, want)
 	}
 }
 
@@ -198,9 +207,9 @@ func TestSystemdUnitVerify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	unit := strings.Replace(string(data), "ExecStart=/usr/local/bin/cks-drift-exporter ", "ExecStart="+self+" ", 1)
+	unit := strings.Replace(string(data), "ExecStart=/usr/bin/cks-drift-exporter ", "ExecStart="+self+" ", 1)
 	if unit == string(data) {
-		t.Fatal("ExecStart does not start /usr/local/bin/cks-drift-exporter")
+		t.Fatal("ExecStart does not start /usr/bin/cks-drift-exporter")
 	}
 	path := filepath.Join(t.TempDir(), filepath.Base(unitFile))
 	if err := os.WriteFile(path, []byte(unit), 0o644); err != nil {

@@ -28,12 +28,19 @@ func main() {
 		listen   = app.Flag("web.listen-address", "Address of the exporter.").Default("127.0.0.1:9862").String()
 		dir      = app.Flag("dir", "Folder for the demo's configuration, key and state file.").Default(".demo").String()
 		interval = app.Flag("interval", "Check interval of the demo.").Default("30s").Duration()
+		simOnly  = app.Flag("simulator-only", "Run only the simulated cloud, and write an exporter's configuration for it into --dir.").Bool()
 		logCfg   = &promslog.Config{}
 	)
 	promslogflag.AddFlags(app, logCfg)
 	kingpin.MustParse(app.Parse(os.Args[1:]))
 	logger := promslog.New(logCfg)
-	if err := run(*listen, *dir, *interval, logger); err != nil {
+	var err error
+	if *simOnly {
+		err = simulate(*dir)
+	} else {
+		err = run(*listen, *dir, *interval, logger)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "cks-drift-demo:", err)
 		os.Exit(1)
 	}
