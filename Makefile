@@ -28,11 +28,15 @@ build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BINARY) ./cmd/cks-drift-exporter
 
 # Every test: unit and end-to-end tests (with promtool, Prometheus, Alertmanager and MariaDB when
-# installed; .ci/run installs them), then each fuzz target for a short, fixed time.
+# installed; .ci/run installs them), the PromQL checks of the rules and dashboards (a module of
+# their own, rules/promqlcheck, so that Prometheus's parser stays out of the exporter's go.sum),
+# then each fuzz target for a short, fixed time.
 FUZZTIME ?= 5s
+PROMQLCHECK := rules/promqlcheck
 test:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 20m ./...
+	cd $(PROMQLCHECK) && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 	GO=$(GO) scripts/fuzz.sh $(FUZZTIME)
 
 demo:
@@ -44,6 +48,7 @@ lint:
 	$(GO) mod tidy -diff
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
+	cd $(PROMQLCHECK) && $(GO) mod tidy -diff && $(GO) vet ./... && $(GO) run $(STATICCHECK) ./...
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -137,12 +137,41 @@ func Queries() (map[string][]string, error) {
 // QueriesWith is Queries with some variables given a value, such as {"cluster": "prod"}. A
 // value is matched literally: it is escaped as a regular expression inside a PromQL string.
 func QueriesWith(values map[string]string) (map[string][]string, error) {
+	qs, err := Expressions(values)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]string)
+	for _, q := range qs {
+		out[q.File] = append(out[q.File], q.Expr)
+	}
+	return out, nil
+}
+
+// Query is one PromQL expression of a dashboard: a panel target's, or the series selector of a
+// label_values variable.
+type Query struct {
+	File     string
+	Panel    string // the panel's title; empty for a variable's query
+	Variable string // the variable's name; empty for a panel's query
+	Expr     string // with the template variables substituted
+}
+
+// Expressions returns the queries of QueriesWith with where each comes from, dashboard by
+// dashboard in file order, the variables' queries first, then the panels' in panel order.
+func Expressions(values map[string]string) ([]Query, error) {
 	dashboards, err := load()
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string][]string, len(dashboards))
-	for file, d := range dashboards {
+	files := make([]string, 0, len(dashboards))
+	for file := range dashboards {
+		files = append(files, file)
+	}
+	sort.Strings(files)
+	var out []Query
+	for _, file := range files {
+		d := dashboards[file]
 		vars := map[string]string{}
 		for _, v := range d.Templating.List {
 			if v.Type == "query" || v.Type == "custom" || v.Type == "textbox" {
@@ -152,23 +181,23 @@ func QueriesWith(values map[string]string) (map[string][]string, error) {
 		for k, v := range values {
 			vars[k] = strings.ReplaceAll(regexp.QuoteMeta(v), `\`, `\\`)
 		}
-		var exprs []string
+		var qs []Query
 		for _, v := range d.Templating.List {
 			if m := labelValuesRE.FindStringSubmatch(v.queryText()); v.Type == "query" && m != nil {
-				exprs = append(exprs, m[1])
+				qs = append(qs, Query{File: file, Variable: v.Name, Expr: m[1]})
 			}
 		}
 		for _, p := range d.allPanels() {
 			for _, t := range p.Targets {
-				exprs = append(exprs, t.Expr)
+				qs = append(qs, Query{File: file, Panel: p.Title, Expr: t.Expr})
 			}
 		}
-		for i, e := range exprs {
-			if exprs[i], err = substitute(e, vars); err != nil {
+		for i := range qs {
+			if qs[i].Expr, err = substitute(qs[i].Expr, vars); err != nil {
 				return nil, fmt.Errorf("%s: %w", file, err)
 			}
 		}
-		out[file] = exprs
+		out = append(out, qs...)
 	}
 	return out, nil
 }

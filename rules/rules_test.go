@@ -5,17 +5,13 @@ import (
 	"os"
 	"os/exec"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
-	"github.com/cks-drift-exporter/cks-drift-exporter/exporter"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/tooltest"
-	"github.com/cks-drift-exporter/cks-drift-exporter/rules/promqlcheck"
 )
 
 // wantAlerts are the alert names users route on; renaming one breaks their Alertmanager.
@@ -23,27 +19,6 @@ var wantAlerts = []string{
 	"CKSVMMapDrift", "CKSNodeDrift", "CKSKubectlUnreachable", "CKSDriftCheckFailing",
 	"CKSDriftCheckStale", "CKSDriftExporterDown", "CKSDriftExporterAbsent",
 	"CKSDriftCheckDisabled", "CKSDriftConfigReloadFailed", "CKSDriftNotificationFailures", "CKSDriftShardMissing", "CKSDriftShardMismatch",
-}
-
-// notExporterMetrics may appear in expressions although the exporter does not emit them.
-var notExporterMetrics = []string{"up", "time", "ALERTS", "ALERTS_FOR_STATE"}
-
-type ruleFile struct {
-	Groups []struct {
-		Name     string `yaml:"name"`
-		Interval string `yaml:"interval"`
-		Rules    []rule `yaml:"rules"`
-	} `yaml:"groups"`
-}
-
-type rule struct {
-	Alert       string            `yaml:"alert"`
-	Record      string            `yaml:"record"`
-	Expr        string            `yaml:"expr"`
-	For         string            `yaml:"for"`
-	KeepFiring  string            `yaml:"keep_firing_for"`
-	Labels      map[string]string `yaml:"labels"`
-	Annotations map[string]string `yaml:"annotations"`
 }
 
 type testFile struct {
@@ -79,21 +54,13 @@ func TestPromtool(t *testing.T) {
 	}
 }
 
-func loadRules(t *testing.T) ([]rule, ruleFile) {
+func loadRules(t *testing.T) ([]Rule, File) {
 	t.Helper()
-	data, err := fs.ReadFile(FS, RulesFile)
+	f, err := Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var f ruleFile
-	if err := yaml.Unmarshal(data, &f); err != nil {
-		t.Fatalf("%s: %v", RulesFile, err)
-	}
-	var all []rule
-	for _, g := range f.Groups {
-		all = append(all, g.Rules...)
-	}
-	return all, f
+	return f.All(), f
 }
 
 func TestRuleFileShape(t *testing.T) {
@@ -115,80 +82,6 @@ func TestRuleFileShape(t *testing.T) {
 	}
 	if diff := cmp.Diff(wantAlerts, names); diff != "" {
 		t.Errorf("alerts (-want +got):\n%s", diff)
-	}
-}
-
-func TestExpressionsNameExportedMetrics(t *testing.T) {
-	known, err := exporter.MetricNames()
-	if err != nil {
-		t.Fatal(err)
-	}
-	known = append(known, notExporterMetrics...)
-	all, _ := loadRules(t)
-	for _, r := range all {
-		sels, err := promqlcheck.Parse(r.Expr)
-		if err != nil {
-			t.Errorf("%s: %v", r.Alert, err)
-			continue
-		}
-		for _, s := range sels {
-			if !slices.Contains(known, s.Metric) {
-				t.Errorf("%s: the exporter does not emit %q", r.Alert, s.Metric)
-			}
-			// Two replicas must not double an alert: exporter series are aggregated away
-			// from their instance label.
-			if strings.HasPrefix(s.Metric, "cks_drift_") {
-				// count_values counts distinct values, which replicas of one shard share.
-				if !slices.Contains(s.Within, "max") && !slices.Contains(s.Within, "min") && !slices.Contains(s.Within, "count_values") {
-					t.Errorf("%s: %s is not aggregated with max by, min by or count_values", r.Alert, s.Metric)
-				}
-				if strings.Contains(r.Expr, "instance") {
-					t.Errorf("%s: keeps or names the instance label", r.Alert)
-				}
-			}
-		}
-	}
-}
-
-// TestDriftAlertsCoverEveryKind ties the kind matchers to the collector, so a new kind is
-// alerted on by the alert of its side.
-func TestDriftAlertsCoverEveryKind(t *testing.T) {
-	all, _ := loadRules(t)
-	for alert, side := range map[string]collector.Side{"CKSVMMapDrift": collector.SideVM, "CKSNodeDrift": collector.SideNode} {
-		var want []string
-		for _, k := range collector.Kinds {
-			if k.Side() == side {
-				want = append(want, string(k))
-			}
-		}
-		var got []string
-		for _, r := range all {
-			if r.Alert != alert {
-				continue
-			}
-			sels, err := promqlcheck.Parse(r.Expr)
-			if err != nil || len(sels) != 1 || sels[0].Metric != "cks_drift_finding" {
-				t.Fatalf("%s: want one selector of cks_drift_finding, got %v, %v", alert, sels, err)
-			}
-			if m, ok := sels[0].Matcher("kind"); ok && m.Op == "=~" {
-				got = strings.Split(m.Value, "|")
-			}
-			// The bridge of notifier.mode alertmanager reads these labels from the alerts.
-			for _, l := range []string{"cluster_id", "cluster_name", "kind", "vm_id", "vm_name"} {
-				if !strings.Contains(r.Expr, l+",") && !strings.Contains(r.Expr, l+")") {
-					t.Errorf("%s: does not keep label %s", alert, l)
-				}
-			}
-			// A restart of the exporter or a failed scrape must not resolve drift alerts.
-			if r.KeepFiring == "" {
-				t.Errorf("%s: no keep_firing_for", alert)
-			}
-		}
-		sort.Strings(want)
-		sort.Strings(got)
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("%s: kinds (-want +got):\n%s", alert, diff)
-		}
 	}
 }
 
