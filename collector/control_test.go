@@ -3,6 +3,7 @@ package collector
 import "testing"
 
 func TestFirstControl(t *testing.T) {
+	t.Parallel()
 	c := Cluster{ID: "u", Name: "test"}
 	tests := []struct {
 		name    string

@@ -71,6 +71,7 @@ func unmapRow(w *world, id string) {
 }
 
 func TestCompare(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		edit     func(w *world)
@@ -260,6 +261,7 @@ func TestCompare(t *testing.T) {
 }
 
 func TestCompareMessages(t *testing.T) {
+	t.Parallel()
 	w := baseWorld()
 	unmapRow(&w, "w2")
 	w.nodes.Names = append([]string{}, w.nodes.Names[0], w.nodes.Names[2], "ghost")
@@ -279,6 +281,7 @@ func TestCompareMessages(t *testing.T) {
 }
 
 func TestCountGapMessage(t *testing.T) {
+	t.Parallel()
 	w := baseWorld()
 	w.cluster.Mapped = w.cluster.Mapped[:1]
 	w.vms = w.vms[:1]
@@ -290,6 +293,7 @@ func TestCountGapMessage(t *testing.T) {
 }
 
 func TestCountGapExplainedByUnmappedVMs(t *testing.T) {
+	t.Parallel()
 	w := baseWorld()
 	unmapRow(&w, "w1")
 	unmapRow(&w, "w2")

@@ -43,6 +43,7 @@ func TestMetricsExposition(t *testing.T) {
 }
 
 func TestMetricsLint(t *testing.T) {
+	t.Parallel()
 	problems, err := testutil.CollectAndLint(NewMetrics(testSnapshot))
 	if err != nil {
 		t.Fatal(err)
@@ -53,6 +54,7 @@ func TestMetricsLint(t *testing.T) {
 }
 
 func TestMetricsEmptySnapshot(t *testing.T) {
+	t.Parallel()
 	m := NewMetrics(func() *Snapshot { return nil })
 	if n := testutil.CollectAndCount(m, "cks_drift_up"); n != 1 {
 		t.Errorf("cks_drift_up series = %d, want 1 before the first cycle", n)

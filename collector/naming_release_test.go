@@ -13,6 +13,7 @@ import (
 // .createKubernetesNode and getKubernetesClusterNodeAvailableName at 4.14.0.0 and 4.15.2.0);
 // "<prefix>-control-<hex>" and "<prefix>-node-<hex>" from 4.16.0.0.
 func TestNodeNamesOfEveryRelease(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		wantPrefix  []string
@@ -44,6 +45,7 @@ func TestNodeNamesOfEveryRelease(t *testing.T) {
 // TestFirstControlPre416 picks the control VM of clusters created before 4.16 by its -master
 // name, in the order of the map, also when a worker comes first.
 func TestFirstControlPre416(t *testing.T) {
+	t.Parallel()
 	c := Cluster{ID: "u", Name: "old"}
 	tests := []struct {
 		name string
@@ -63,6 +65,7 @@ func TestFirstControlPre416(t *testing.T) {
 
 // TestNamedAsNodesPre416 finds a stray -master VM of an old cluster as named as its node.
 func TestNamedAsNodesPre416(t *testing.T) {
+	t.Parallel()
 	c := Cluster{ID: "u", Name: "old", Account: "acme", DomainID: "d",
 		Mapped: []MappedVM{{ID: "vm-1", Name: "old-master"}, {ID: "vm-2", Name: "old-node-1"}}}
 	inv := Inventory{Clusters: []Cluster{c}, VMs: []VM{

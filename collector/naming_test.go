@@ -9,6 +9,7 @@ import (
 
 // The cases of CloudStack's KubernetesClusterResourceModifierActionWorkerTest, plus the older rule.
 func TestNodePrefixes(t *testing.T) {
+	t.Parallel()
 	const uuid = "2699b547-cb56-4a59-a2c6-331cfb21d2e4"
 	tests := []struct {
 		name string
@@ -31,6 +32,7 @@ func TestNodePrefixes(t *testing.T) {
 }
 
 func TestNodeNamePrefixes(t *testing.T) {
+	t.Parallel()
 	tests := map[string][]string{
 		"test-node-1a1c6ebf01d":    {"test"},
 		"test-control-1a1c6eb7f00": {"test"},
@@ -50,6 +52,7 @@ func TestNodeNamePrefixes(t *testing.T) {
 }
 
 func TestEtcdNaming(t *testing.T) {
+	t.Parallel()
 	c := Cluster{ID: "u", Name: "Prod"}
 	if !IsEtcdName(c, "Prod-etcd-1-1a1c6eb0000") {
 		t.Error("Prod-etcd-1-1a1c6eb0000 not recognised as an etcd VM of Prod")
@@ -64,6 +67,7 @@ func TestEtcdNaming(t *testing.T) {
 }
 
 func TestNodeName(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{"Node-1.example.com": "node-1", "node-2": "node-2", " x ": "x"} {
 		if got := NodeName(in); got != want {
 			t.Errorf("NodeName(%q) = %q, want %q", in, got, want)

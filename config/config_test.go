@@ -10,6 +10,7 @@ import (
 )
 
 func TestLoadGood(t *testing.T) {
+	t.Parallel()
 	got, err := Load("testdata/good.yml")
 	if err != nil {
 		t.Fatal(err)
@@ -78,6 +79,7 @@ func TestLoadGood(t *testing.T) {
 }
 
 func TestLoadMinimalTakesDefaults(t *testing.T) {
+	t.Parallel()
 	got, err := Load("testdata/minimal.yml")
 	if err != nil {
 		t.Fatal(err)
@@ -126,6 +128,7 @@ func TestLoadMinimalTakesDefaults(t *testing.T) {
 }
 
 func TestEmptySectionsKeepDefaults(t *testing.T) {
+	t.Parallel()
 	got, err := Parse([]byte(`
 cloudstack: {endpoint: "https://cloud.example.com/client/api", api_key: k, secret_key: s}
 check:
@@ -145,6 +148,7 @@ notifier:
 }
 
 func TestLoadMissingFile(t *testing.T) {
+	t.Parallel()
 	_, err := Load("testdata/does-not-exist.yml")
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("Load(missing) = %v, want an error wrapping fs.ErrNotExist", err)
@@ -152,6 +156,7 @@ func TestLoadMissingFile(t *testing.T) {
 }
 
 func TestDocumentMarkers(t *testing.T) {
+	t.Parallel()
 	const body = "cloudstack: {endpoint: \"http://a/b\", api_key: k, secret_key: s}\n"
 	for _, file := range []string{"---\n" + body, body + "---\n", body + "...\n", "---\n" + body + "---\n# nothing\n"} {
 		if _, err := Parse([]byte(file), "c.yml"); err != nil {

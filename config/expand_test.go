@@ -17,6 +17,7 @@ func mapEnv(env map[string]string) func(string) (string, bool) {
 }
 
 func TestExpand(t *testing.T) {
+	t.Parallel()
 	const file = `
 cloudstack:
   endpoint: https://${CS_HOST}/client/api
@@ -80,6 +81,7 @@ storage:
 }
 
 func TestExpandKeepsStringsThatLookLikeOtherTypes(t *testing.T) {
+	t.Parallel()
 	const file = `
 cloudstack:
   endpoint: https://cloud.example.com/client/api
@@ -99,6 +101,7 @@ cloudstack:
 }
 
 func TestExpandErrors(t *testing.T) {
+	t.Parallel()
 	const file = `
 cloudstack:
   endpoint: https://${CS_HOST}/client/api

@@ -75,6 +75,7 @@ ssh.port: must be between 0 and 65535, not -1`,
 }
 
 func TestInvalid(t *testing.T) {
+	t.Parallel()
 	for name, want := range invalid {
 		t.Run(name, func(t *testing.T) {
 			file := filepath.Join("testdata", "invalid-"+name+".yml")
@@ -103,6 +104,7 @@ func TestInvalid(t *testing.T) {
 // TestInvalidFilesAreListed keeps the table and testdata in step: a file
 // without an expected error would otherwise never be tested.
 func TestInvalidFilesAreListed(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("testdata/invalid-*.yml")
 	if err != nil {
 		t.Fatal(err)
@@ -123,6 +125,7 @@ func TestInvalidFilesAreListed(t *testing.T) {
 }
 
 func TestMissingSecretFileWrapsCause(t *testing.T) {
+	t.Parallel()
 	_, err := Load("testdata/invalid-missing-secret-file.yml")
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("error %v does not wrap fs.ErrNotExist", err)

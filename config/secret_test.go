@@ -25,6 +25,7 @@ func assertNoSecret(t *testing.T, what, out string) {
 }
 
 func TestSecretsAreNeverPrinted(t *testing.T) {
+	t.Parallel()
 	cfg, err := Load("testdata/good.yml")
 	if err != nil {
 		t.Fatal(err)
@@ -73,6 +74,7 @@ func TestSecretsAreNeverPrinted(t *testing.T) {
 }
 
 func TestSecretsAreNotInErrors(t *testing.T) {
+	t.Parallel()
 	const file = `
 cloudstack:
   endpoint: https://cloud.example.com/client/api

@@ -6,6 +6,7 @@ import (
 )
 
 func TestOrdinalFromHostname(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		host string
 		want int
@@ -41,6 +42,7 @@ func TestOrdinalFromHostname(t *testing.T) {
 }
 
 func TestSetShard(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name         string
 		total, shard int

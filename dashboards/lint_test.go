@@ -30,6 +30,7 @@ func loadAll(t *testing.T) map[string]dashboard {
 }
 
 func TestDashboardIdentity(t *testing.T) {
+	t.Parallel()
 	uids := map[string]string{}
 	for file, d := range loadAll(t) {
 		if d.UID == "" || d.Title == "" {
@@ -53,6 +54,7 @@ func TestDashboardIdentity(t *testing.T) {
 }
 
 func TestTemplateVariables(t *testing.T) {
+	t.Parallel()
 	for file, d := range loadAll(t) {
 		var hasDatasource bool
 		for _, v := range d.Templating.List {
@@ -78,6 +80,7 @@ func TestTemplateVariables(t *testing.T) {
 }
 
 func TestPanels(t *testing.T) {
+	t.Parallel()
 	for file, d := range loadAll(t) {
 		for _, p := range d.allPanels() {
 			if strings.TrimSpace(p.Title) == "" {
@@ -113,6 +116,7 @@ func TestPanels(t *testing.T) {
 // TestNoLiteralDatasourceUID walks the raw JSON, so a datasource anywhere (an annotation, a
 // panel inside a row, a target) must name the variable rather than one Grafana's UID.
 func TestNoLiteralDatasourceUID(t *testing.T) {
+	t.Parallel()
 	files, _ := fs.Glob(FS, "*.json")
 	for _, f := range files {
 		data, _ := fs.ReadFile(FS, f)
@@ -146,6 +150,7 @@ func TestNoLiteralDatasourceUID(t *testing.T) {
 }
 
 func TestQueries(t *testing.T) {
+	t.Parallel()
 	for file, d := range loadAll(t) {
 		perCluster := slices.ContainsFunc(d.Templating.List, func(v variable) bool { return v.Name == "cluster" })
 		for _, p := range d.allPanels() {
@@ -159,6 +164,7 @@ func TestQueries(t *testing.T) {
 }
 
 func TestQueriesSubstitutes(t *testing.T) {
+	t.Parallel()
 	all, err := Queries()
 	if err != nil {
 		t.Fatal(err)
@@ -192,6 +198,7 @@ func TestQueriesSubstitutes(t *testing.T) {
 
 // TestReadmeDescribesEveryPanel keeps README.md, which describes the panels, in step.
 func TestReadmeDescribesEveryPanel(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
