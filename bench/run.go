@@ -325,7 +325,7 @@ func startExporter(bins binaries, dir, config string, env []string) (*process, s
 	addr := l.Addr().String()
 	_ = l.Close()
 	p, err := start("cks-drift-exporter", filepath.Join(dir, "exporter.log"), env, bins.exporter,
-		"--config.file="+config, "--web.listen-address="+addr, "--log.level=info")
+		"--config.file="+config, "--web.listen-address="+addr, "--web.enable-lifecycle", "--log.level=info")
 	return p, "http://" + addr, err
 }
 

@@ -29,6 +29,9 @@ type Options struct {
 	// Shard, when set, replaces check.shard of the configuration file (a StatefulSet replica's
 	// ordinal, see config.OrdinalFromHostname).
 	Shard *int
+	// EnableLifecycle serves POST /-/reload and POST /-/check (--web.enable-lifecycle); without
+	// it both answer 403. SIGHUP reloads either way.
+	EnableLifecycle bool
 }
 
 // Exporter checks the clouds' CKS clusters on a schedule and serves the last result.
@@ -55,6 +58,12 @@ type Exporter struct {
 	reloads  chan chan error // a reload, answered on the channel it sends
 	stopped  chan struct{}   // closed when the loop has returned
 	hook     atomic.Pointer[func(handoff)]
+
+	lifecycle  *lifecycle
+	refused    *prometheus.CounterVec // lifecycle requests refused
+	httpLimits httpLimits
+	conns      connMetrics
+	reloadLog  *reloadLog // written by the loop only
 
 	live         *prometheus.Registry
 	exposition   *exposition
@@ -98,6 +107,8 @@ func New(opts Options) (*Exporter, error) {
 		announce:   make(chan struct{}, 1),
 		reloads:    make(chan chan error),
 		stopped:    make(chan struct{}),
+		reloadLog:  &reloadLog{logger: opts.Logger, now: opts.Now},
+		httpLimits: defaultHTTPLimits,
 	}
 	// Every failure reason is exported from the start, at zero, so that increase() over it has
 	// data in a healthy cloud too.
@@ -106,6 +117,7 @@ func New(opts Options) (*Exporter, error) {
 		failures[r] = 0
 	}
 	e.live = e.newLiveRegistry()
+	e.lifecycle = newLifecycle(opts.EnableLifecycle, opts.Now, e.refused)
 	n, err := notifier.New(src.cloud, store, notifierOptions(cfg), e.notifierMetrics, opts.Logger, opts.Now)
 	if err != nil {
 		_ = store.Close()
@@ -123,10 +135,14 @@ func New(opts Options) (*Exporter, error) {
 	return e, nil
 }
 
-// warnInsecureTLS warns, at start and on every reload, while the API's certificate is not checked.
+// insecureTLS is the warning, at start and with every reload, while the API's certificate is not
+// checked.
+const insecureTLS = "cloudstack.insecure_skip_verify is true: the CloudStack API's TLS certificate is not verified"
+
+// warnInsecureTLS warns at start while the API's certificate is not checked.
 func (e *Exporter) warnInsecureTLS(cfg *config.Config) {
 	if cfg.CloudStack.InsecureSkipVerify {
-		e.logger.Warn("cloudstack.insecure_skip_verify is true: the CloudStack API's TLS certificate is not verified", "endpoint", cfg.CloudStack.Endpoint)
+		e.logger.Warn(insecureTLS, "endpoint", cfg.CloudStack.Endpoint)
 	}
 }
 
@@ -188,12 +204,18 @@ func (e *Exporter) applyReload() (replaced sources, toggled bool, err error) {
 	if err != nil {
 		e.reloadOK.Set(0)
 		e.reloadsTotal.WithLabelValues("failure").Inc()
-		e.logger.Error("Could not reload the configuration, keeping the running one", "file", e.configFile, "err", err)
+		e.reloadLog.log(slog.LevelError, "Could not reload the configuration, keeping the running one", "file", e.configFile, "err", err)
 		return sources{}, false, err
 	}
 	e.reloadOK.Set(1)
 	e.reloadTime.Set(float64(e.now().Unix()))
 	e.reloadsTotal.WithLabelValues("success").Inc()
+	cfg, _ := e.current()
+	if cfg.CloudStack.InsecureSkipVerify {
+		e.reloadLog.log(slog.LevelWarn, "Configuration reloaded; "+insecureTLS, "file", e.configFile, "check_enabled", cfg.Check.Enabled, "endpoint", cfg.CloudStack.Endpoint)
+	} else {
+		e.reloadLog.log(slog.LevelInfo, "Configuration reloaded", "file", e.configFile, "check_enabled", cfg.Check.Enabled)
+	}
 	return replaced, toggled, nil
 }
 
@@ -215,8 +237,6 @@ func (e *Exporter) reload() (replaced sources, toggled bool, err error) {
 	e.cfg, e.src = cfg, src
 	e.mu.Unlock()
 	e.notifier.Configure(src.cloud, notifierOptions(cfg))
-	e.logger.Info("Configuration reloaded", "file", e.configFile, "check_enabled", cfg.Check.Enabled)
-	e.warnInsecureTLS(cfg)
 	return replaced, cfg.Check.Enabled != wasEnabled, nil
 }
 

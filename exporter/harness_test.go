@@ -77,6 +77,8 @@ type env struct {
 	url    string
 	cancel context.CancelFunc
 	done   chan error
+	// prepare, when set, adjusts the exporter before it runs (a clock, a limit).
+	prepare func(*Exporter)
 }
 
 // newEnv starts a simulator with the given clusters; start() starts the exporter.
@@ -144,9 +146,13 @@ func (e *env) start() {
 // otherwise e.url is https://).
 func (e *env) serve(h slog.Handler, webConfigFile string) {
 	e.t.Helper()
-	exp, err := New(Options{ConfigFile: e.cfg, Logger: slog.New(h)})
+	exp, err := New(Options{ConfigFile: e.cfg, Logger: slog.New(h), EnableLifecycle: true})
 	if err != nil {
 		e.t.Fatal(err)
+	}
+	exp.lifecycle.every = 0 // tests ask for cycles back to back; lifecycle_test.go tests the limit
+	if e.prepare != nil {
+		e.prepare(exp)
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -23,13 +23,20 @@ func (e *Exporter) Handler(telemetryPath string) (http.Handler, error) {
 		_, _ = w.Write([]byte("Ready\n"))
 	})
 	mux.HandleFunc("POST /-/reload", func(w http.ResponseWriter, r *http.Request) {
+		if !e.lifecycle.allow(w, "reload") {
+			return
+		}
 		if err := e.Reload(r.Context()); err != nil {
-			http.Error(w, "Reload failed, the previous configuration stays in use: "+err.Error(), http.StatusInternalServerError)
+			// The reason names files and settings: it goes to the log, not to any caller.
+			http.Error(w, "Reload failed, the previous configuration stays in use; the exporter's log says why", http.StatusInternalServerError)
 			return
 		}
 		_, _ = w.Write([]byte("Reloaded\n"))
 	})
 	mux.HandleFunc("POST /-/check", func(w http.ResponseWriter, _ *http.Request) {
+		if !e.lifecycle.allow(w, "check") || !e.lifecycle.allowCheck(w) {
+			return
+		}
 		e.Trigger()
 		w.WriteHeader(http.StatusAccepted)
 		_, _ = w.Write([]byte("Check cycle queued: it starts now, or when the cycle under way ends\n"))

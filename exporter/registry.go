@@ -35,12 +35,16 @@ func (e *Exporter) newLiveRegistry() *prometheus.Registry {
 	e.webhooks.WithLabelValues("accepted")
 	e.webhooks.WithLabelValues("invalid")
 
+	e.refused = newRefusedCounter()
+	e.conns = newConnMetrics()
+
 	r := prometheus.NewRegistry()
 	r.MustRegister(
 		versioncollector.NewCollector("cks_drift_exporter"),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		e.reloadOK, e.reloadTime, e.reloadsTotal, e.webhooks,
+		e.reloadOK, e.reloadTime, e.reloadsTotal, e.webhooks, e.refused,
+		e.conns.open, e.conns.waited,
 	)
 	e.notifierMetrics = notifier.NewMetrics(r)
 	return r

@@ -30,8 +30,19 @@ func (e *Exporter) Run(ctx context.Context, o ServeOptions) error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second,
+	srv := &http.Server{Handler: handler,
 		ErrorLog: slog.NewLogLogger(e.logger.Handler(), slog.LevelDebug)} // TLS handshake errors of scanners
+	e.httpLimits.apply(srv)
+	ls := []net.Listener{o.Listener}
+	if o.Listener == nil {
+		if ls, err = listeners(o.Web); err != nil {
+			return err
+		}
+	}
+	slots := make(chan struct{}, e.httpLimits.MaxConnections)
+	for i, l := range ls {
+		ls[i] = limitConnections(l, slots, e.conns)
+	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -42,13 +53,7 @@ func (e *Exporter) Run(ctx context.Context, o ServeOptions) error {
 	go func() { defer wg.Done(); e.reloadOnHUP(ctx) }()
 
 	serveErr := make(chan error, 1)
-	go func() {
-		if o.Listener != nil {
-			serveErr <- web.Serve(o.Listener, srv, o.Web, e.logger)
-			return
-		}
-		serveErr <- web.ListenAndServe(srv, o.Web, e.logger)
-	}()
+	go func() { serveErr <- web.ServeMultiple(ls, srv, o.Web, e.logger) }()
 
 	select {
 	case <-ctx.Done():

@@ -64,7 +64,7 @@ func run(listen, dir string, interval time.Duration, logger *slog.Logger) error 
 	if err != nil {
 		return err
 	}
-	e, err := exporter.New(exporter.Options{ConfigFile: cfgPath, Logger: logger})
+	e, err := exporter.New(exporter.Options{ConfigFile: cfgPath, Logger: logger, EnableLifecycle: true}) // POST /-/reload and /-/check, as with --web.enable-lifecycle
 	if err != nil {
 		return err
 	}
@@ -84,7 +84,7 @@ func run(listen, dir string, interval time.Duration, logger *slog.Logger) error 
    Status page:    %s/
    Metrics:        %s/metrics
    Findings:       %s/findings (?problems=1, ?cluster=NAME, ?kind=KIND)
-   Configuration:  %s (reload: curl -X POST %s/-/reload)
+   Configuration:  %s (reload: curl -X POST %s/-/reload; lifecycle endpoints are on in the demo)
    CloudStack API: %s (simulated)
    What CloudStack receives from the notifier is printed below. Stop with Ctrl-C.
 

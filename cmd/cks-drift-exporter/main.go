@@ -35,6 +35,7 @@ func run() int {
 		onceFormat    = app.Flag("once.format", "Output of --once: table (columns capped), wide (every column and the message) or json.").Default(exporter.FormatTable).Enum(exporter.FormatTable, exporter.FormatWide, exporter.FormatJSON)
 		forgetKeys    = app.Flag("ssh.forget-host-key", "Remove the pinned SSH host key of this cluster (uuid) from the state file and exit, after a control node was re-installed. Repeatable; the exporter must be stopped.").Strings()
 		shardFromHost = app.Flag("check.shard-from-hostname", "Take check.shard from the ordinal at the end of the hostname (cks-drift-exporter-2 is shard 2), as the replicas of a StatefulSet are named; check.total_shards stays in the configuration.").Bool()
+		lifecycle     = app.Flag("web.enable-lifecycle", "Serve POST /-/reload and POST /-/check (403 without this flag). SIGHUP always reloads.").Bool()
 		telemetryPath = app.Flag("web.telemetry-path", "Path under which to expose metrics.").Default("/metrics").String()
 		webConfig     = kingpinflag.AddFlags(app, ":9862")
 		logConfig     = &promslog.Config{}
@@ -66,7 +67,7 @@ func run() int {
 		return forgetHostKeys(*configFile, *forgetKeys)
 	}
 
-	e, err := exporter.New(exporter.Options{ConfigFile: *configFile, Logger: logger, Shard: shard})
+	e, err := exporter.New(exporter.Options{ConfigFile: *configFile, Logger: logger, Shard: shard, EnableLifecycle: *lifecycle})
 	if err != nil {
 		logger.Error("Could not start", "err", err)
 		if *once {

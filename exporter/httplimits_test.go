@@ -1,0 +1,148 @@
+package exporter
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
+)
+
+// testLimits are the HTTP limits of these tests: small, so that they are reached at once.
+var testLimits = httpLimits{
+	ReadTimeout: time.Second, WriteTimeout: 5 * time.Second, IdleTimeout: 5 * time.Second,
+	MaxHeaderBytes: 4 << 10, MaxBody: 1 << 10, MaxConnections: 8,
+}
+
+// TestDrippingBodies: 32 clients that send the headers of a POST and then its body one byte at
+// a time, reconnecting whenever they are cut off. The server keeps at most MaxConnections of them
+// open, cuts each off after ReadTimeout, and /-/healthy still answers while they keep coming.
+// Without the limits every dripping client kept its connection (and a file descriptor) forever.
+func TestDrippingBodies(t *testing.T) {
+	e, _ := newEnv(t, simulator.ClusterSpec{Name: "test"})
+	e.writeConfig("  interval: 1h\n", "")
+	e.prepare = func(exp *Exporter) { exp.httpLimits = testLimits }
+	e.start()
+	e.waitFor("the first cycle", func() bool { return e.cycles() == 1 })
+	addr := strings.TrimPrefix(e.url, "http://")
+
+	var (
+		stop      = make(chan struct{})
+		wg        sync.WaitGroup
+		cut       atomic.Int64 // connections the server closed while the body was still dripping
+		maxOpen   atomic.Int64
+		openConns = func() float64 { return testutil.ToFloat64(e.exp.conns.open) }
+	)
+	drip := func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				continue
+			}
+			closed := make(chan struct{})
+			go func() { _, _ = io.Copy(io.Discard, c); close(closed) }()
+			_, err = fmt.Fprintf(c, "POST /-/healthy HTTP/1.1\r\nHost: %s\r\nContent-Length: 1000\r\n\r\n", addr)
+			for i := 0; err == nil && i < 1000; i++ {
+				select {
+				case <-stop:
+					_ = c.Close()
+					return
+				case <-closed:
+					err = io.EOF
+					cut.Add(1)
+				case <-time.After(20 * time.Millisecond): // the attacker's pace
+					_, err = c.Write([]byte("x"))
+				}
+			}
+			_ = c.Close()
+		}
+	}
+	for range 32 {
+		wg.Add(1)
+		go drip()
+	}
+	defer func() { close(stop); wg.Wait() }()
+
+	e.waitFor("the connection limit reached", func() bool {
+		maxOpen.Store(max(maxOpen.Load(), int64(openConns())))
+		return testutil.ToFloat64(e.exp.conns.waited) > 0
+	})
+	e.waitFor("dripping clients cut off", func() bool {
+		maxOpen.Store(max(maxOpen.Load(), int64(openConns())))
+		return cut.Load() >= 16
+	})
+	client := &http.Client{Timeout: 20 * time.Second}
+	defer client.CloseIdleConnections()
+	resp, err := client.Get(e.url + "/-/healthy")
+	if err != nil {
+		t.Fatalf("/-/healthy under dripping clients: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("/-/healthy under dripping clients: %d", resp.StatusCode)
+	}
+	if m := maxOpen.Load(); m > int64(testLimits.MaxConnections) {
+		t.Fatalf("%d connections open at once, limit %d", m, testLimits.MaxConnections)
+	}
+}
+
+// TestRequestLimits: a POST body over MaxBody is refused before a handler runs, a handler that
+// reads a body without a length cannot read past MaxBody, and headers over MaxHeaderBytes are
+// refused.
+func TestRequestLimits(t *testing.T) {
+	e, _ := newEnv(t, simulator.ClusterSpec{Name: "test"})
+	e.writeConfig("  interval: 1h\n", "")
+	e.prepare = func(exp *Exporter) { exp.httpLimits = testLimits }
+	e.start()
+	e.waitFor("the first cycle", func() bool { return e.cycles() == 1 })
+
+	big := strings.Repeat("x", 2<<10)
+	if code, _ := postBody(t, e.url+"/-/check", big); code != http.StatusRequestEntityTooLarge {
+		t.Errorf("POST /-/check with a 2 KiB body: %d, want 413", code)
+	}
+	req, err := http.NewRequest("GET", e.url+"/-/healthy", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("X-Padding", strings.Repeat("x", 16<<10))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("16 KiB of headers: %d, want 431", resp.StatusCode)
+	}
+
+	// A chunked body has no length to refuse up front: the handler's reads stop at the cap.
+	var readErr error
+	srv := &http.Server{Handler: http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		_, readErr = io.ReadAll(r.Body)
+	})}
+	testLimits.apply(srv)
+	rec := httptest.NewRecorder()
+	chunked := httptest.NewRequest("POST", "/alertmanager/webhook", bufio.NewReader(strings.NewReader(big)))
+	chunked.ContentLength = -1
+	srv.Handler.ServeHTTP(rec, chunked)
+	var tooLarge *http.MaxBytesError
+	if !errors.As(readErr, &tooLarge) {
+		t.Errorf("reading a 2 KiB chunked body: %v, want the body cap", readErr)
+	}
+}
