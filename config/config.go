@@ -120,6 +120,15 @@ type Notifier struct {
 	Annotations       bool         `yaml:"annotations"`
 	Alerts            bool         `yaml:"alerts"`
 	MaxAlertsPerCycle int          `yaml:"max_alerts_per_cycle"`
+	// MaxAnnotationsPerCluster caps the annotations one cluster gets per cycle (per check
+	// interval in alertmanager mode); past it one summary annotation says how many more
+	// findings there are, so that one cluster cannot make the notifier write without bound.
+	MaxAnnotationsPerCluster int `yaml:"max_annotations_per_cluster"`
+	// WebhookToken is the bearer token Alertmanager must send to /alertmanager/webhook (its
+	// http_config.authorization), required in alertmanager mode; inline (as "${VAR}") or in
+	// WebhookTokenFile.
+	WebhookToken     Secret `yaml:"webhook_token,omitempty"`
+	WebhookTokenFile string `yaml:"webhook_token_file,omitempty"`
 	// AlertTypeMin and AlertTypeMax bound the alert types the notifier uses, one per open
 	// finding (CloudStack keeps only one un-archived alert per type and zone); the highest is
 	// kept for the summary of capped findings. The range must stay clear of CloudStack's
@@ -173,13 +182,14 @@ func defaults() Config {
 			KubectlCommand: "sudo /opt/bin/kubectl get nodes -o name",
 		},
 		Notifier: Notifier{
-			Enabled:           true,
-			Mode:              NotifierDirect,
-			Annotations:       true,
-			Alerts:            true,
-			MaxAlertsPerCycle: 5,
-			AlertTypeMin:      20000,
-			AlertTypeMax:      29999,
+			Enabled:                  true,
+			Mode:                     NotifierDirect,
+			Annotations:              true,
+			Alerts:                   true,
+			MaxAlertsPerCycle:        5,
+			MaxAnnotationsPerCluster: 10,
+			AlertTypeMin:             20000,
+			AlertTypeMax:             29999,
 		},
 		Inventory: Inventory{Source: SourceAPI},
 		Database: Database{

@@ -47,14 +47,17 @@ func TestLoadGood(t *testing.T) {
 			KubectlCommand: "kubectl --kubeconfig /etc/kubernetes/admin.conf get nodes -o name",
 		},
 		Notifier: Notifier{
-			Enabled:           false,
-			Annotations:       false,
-			Alerts:            false,
-			MaxAlertsPerCycle: 0,
-			Mode:              NotifierAlertmanager,
-			AlertTypeMin:      12000,
-			AlertTypeMax:      12999,
-			FindingsURL:       "https://exporter.example.com:9862/findings",
+			Enabled:                  false,
+			Annotations:              false,
+			Alerts:                   false,
+			MaxAlertsPerCycle:        0,
+			MaxAnnotationsPerCluster: 3,
+			WebhookToken:             "Okapi-Token-5531",
+			WebhookTokenFile:         "testdata/secrets/webhook-token",
+			Mode:                     NotifierAlertmanager,
+			AlertTypeMin:             12000,
+			AlertTypeMax:             12999,
+			FindingsURL:              "https://exporter.example.com:9862/findings",
 		},
 		Storage:   Storage{Path: "/srv/cks-drift-exporter/state.db"},
 		Inventory: Inventory{Source: SourceDatabase},
@@ -73,7 +76,8 @@ func TestLoadGood(t *testing.T) {
 	}
 	// cmp prints secrets through String, so compare them directly too.
 	if string(got.CloudStack.APIKey) != string(want.CloudStack.APIKey) ||
-		string(got.CloudStack.SecretKey) != string(want.CloudStack.SecretKey) {
+		string(got.CloudStack.SecretKey) != string(want.CloudStack.SecretKey) ||
+		string(got.Notifier.WebhookToken) != string(want.Notifier.WebhookToken) {
 		t.Errorf("secrets not read from their files with white space trimmed")
 	}
 }
@@ -109,13 +113,14 @@ func TestLoadMinimalTakesDefaults(t *testing.T) {
 			KubectlCommand: "sudo /opt/bin/kubectl get nodes -o name",
 		},
 		Notifier: Notifier{
-			Enabled:           true,
-			Annotations:       true,
-			Alerts:            true,
-			MaxAlertsPerCycle: 5,
-			Mode:              NotifierDirect,
-			AlertTypeMin:      20000,
-			AlertTypeMax:      29999,
+			Enabled:                  true,
+			Annotations:              true,
+			Alerts:                   true,
+			MaxAlertsPerCycle:        5,
+			MaxAnnotationsPerCluster: 10,
+			Mode:                     NotifierDirect,
+			AlertTypeMin:             20000,
+			AlertTypeMax:             29999,
 		},
 		Storage:       Storage{Path: "/var/lib/cks-drift-exporter/state.db"},
 		Inventory:     Inventory{Source: SourceAPI},

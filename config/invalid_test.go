@@ -37,6 +37,9 @@ database.max_open_conns: must be between 1 and 100, not 0`,
 	"alert-types": `notifier.alert_type_min: must be between 1000 and 32766, not 28
 notifier.alert_type_max: must be between 1001 and 32767, not 30
 notifier.alert_type_max: must be at least 10 above notifier.alert_type_min`,
+	// Alertmanager mode serves a webhook that makes the exporter write to CloudStack: never
+	// without a token.
+	"webhook-token":       `notifier.webhook_token or notifier.webhook_token_file is required`,
 	"unset-variable":      `line 3: cloudstack.api_key: environment variable CS_API_KEY is not set`,
 	"missing-secret-file": `cloudstack.api_key_file: open testdata/secrets/does-not-exist: no such file or directory`,
 	"empty-secret-file":   `cloudstack.secret_key_file: testdata/secrets/empty is empty`,
@@ -59,6 +62,7 @@ check.grace_period: must not be negative
 ssh.timeout: must be greater than zero
 ssh.kubectl_command: must not be empty
 notifier.max_alerts_per_cycle: must not be negative
+notifier.max_annotations_per_cluster: must not be negative
 storage.path: must not be empty`,
 	// Problems in the text come first, by line, then the values; a value
 	// that could not be read (ssh.user) is not judged again.

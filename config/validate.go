@@ -58,6 +58,14 @@ func validate(c *Config) []*problem {
 	if c.Notifier.MaxAlertsPerCycle < 0 {
 		v.keyf("notifier.max_alerts_per_cycle", "must not be negative")
 	}
+	if c.Notifier.MaxAnnotationsPerCluster < 0 {
+		v.keyf("notifier.max_annotations_per_cluster", "must not be negative")
+	}
+	if c.Notifier.Mode == NotifierAlertmanager {
+		// Without a token anyone who reaches the port could post forged alerts and make the
+		// exporter write to CloudStack.
+		v.onePair("notifier.webhook_token", c.Notifier.WebhookToken, c.Notifier.WebhookTokenFile)
+	}
 	// CloudStack's built-in alert types are below 100 today; 1000 leaves room for new ones. The
 	// type is a 16-bit column.
 	v.between("notifier.alert_type_min", c.Notifier.AlertTypeMin, 1000, 32766)
@@ -129,6 +137,7 @@ func resolvePaths(c *Config, dir string) {
 		&c.CloudStack.APIKeyFile, &c.CloudStack.SecretKeyFile, &c.CloudStack.CAFile,
 		&c.SSH.PrivateKeyFile, &c.SSH.KnownHostsFile, &c.Storage.Path, &c.Database.DSNFile,
 		&c.KubernetesAPI.KubeconfigDir,
+		&c.Notifier.WebhookTokenFile,
 	} {
 		if *p != "" && !filepath.IsAbs(*p) {
 			*p = filepath.Join(dir, *p)
@@ -150,6 +159,7 @@ func readSecrets(c *Config, known []*problem) []*problem {
 		{"cloudstack.api_key", cs.APIKeyFile, &cs.APIKey},
 		{"cloudstack.secret_key", cs.SecretKeyFile, &cs.SecretKey},
 		{"database.dsn", c.Database.DSNFile, &c.Database.DSN},
+		{"notifier.webhook_token", c.Notifier.WebhookTokenFile, &c.Notifier.WebhookToken},
 	} {
 		fileKey := s.key + "_file"
 		if s.file == "" || *s.secret != "" || reported(known, s.key) || reported(known, fileKey) {
