@@ -8,9 +8,23 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
 )
 
+// webhookToken is the bearer token of the tests' Alertmanager bridge; alertmanagerMode is the
+// notifier configuration that turns the bridge on with it.
+const (
+	webhookToken     = "bridge-test-token"
+	alertmanagerMode = "  mode: alertmanager\n  webhook_token: " + webhookToken + "\n"
+)
+
+// postJSON posts body as Alertmanager does, with the bridge's token.
 func postJSON(t *testing.T, url, body string) int {
 	t.Helper()
-	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+webhookToken)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +47,7 @@ func webhook(status, clusterID, clusterName, kind, vmID, vmName, startsAt string
 func TestAlertmanagerBridge(t *testing.T) {
 	e, cs := newEnv(t, simulator.ClusterSpec{Name: "test"})
 	test := cs[0]
-	e.writeConfig("  interval: 100ms\n", "  mode: alertmanager\n")
+	e.writeConfig("  interval: 100ms\n", alertmanagerMode)
 	e.start()
 	if _, err := e.sim.DeleteMapRow(test.ID, test.VMs[1]); err != nil {
 		t.Fatal(err)

@@ -30,10 +30,11 @@ func (e *Exporter) newLiveRegistry() *prometheus.Registry {
 
 	e.webhooks = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "cks_drift_alertmanager_webhooks_total",
-		Help: "Alertmanager webhook payloads received by the bridge, by result (accepted, invalid).",
+		Help: "Alertmanager webhook payloads received by the bridge, by result (accepted, invalid, too_large, unauthorized).",
 	}, []string{"result"})
-	e.webhooks.WithLabelValues("accepted")
-	e.webhooks.WithLabelValues("invalid")
+	for _, result := range []string{"accepted", "invalid", "too_large", "unauthorized"} {
+		e.webhooks.WithLabelValues(result)
+	}
 
 	e.refused = newRefusedCounter()
 	e.conns = newConnMetrics()

@@ -20,9 +20,9 @@ var DefaultTypeRange = TypeRange{Min: 20000, Max: 29999}
 
 func (r TypeRange) summaryType() int { return r.Max }
 
-// allocate picks the type of a new finding's alert.
-func (s *State) allocate(r TypeRange, clusterID, key string) int {
-	used := make(map[int]bool)
+// typesInUse returns the alert types that findings hold or that wait to be archived.
+func (s *State) typesInUse() map[int]bool {
+	used := make(map[int]bool, len(s.Archive))
 	for _, t := range s.Archive {
 		used[t] = true
 	}
@@ -35,6 +35,11 @@ func (s *State) allocate(r TypeRange, clusterID, key string) int {
 			}
 		}
 	}
+	return used
+}
+
+// allocate picks the type of a new finding's alert, one not in used, and adds it to used.
+func allocate(r TypeRange, used map[int]bool, clusterID, key string) int {
 	span := r.Max - r.Min // the summary type is excluded
 	h := fnv.New32a()
 	_, _ = h.Write([]byte(clusterID + "/" + key))
@@ -42,6 +47,7 @@ func (s *State) allocate(r TypeRange, clusterID, key string) int {
 	for i := 0; i < span; i++ {
 		t := r.Min + (start+i)%span
 		if !used[t] {
+			used[t] = true
 			return t
 		}
 	}

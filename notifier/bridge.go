@@ -1,6 +1,7 @@
 package notifier
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -36,12 +37,26 @@ type Firing struct {
 	StartsAt  time.Time `json:"starts_at"`
 	ClusterID string    `json:"cluster_id"`
 	Key       string    `json:"key"`
+	// Received is when the notifier first heard of it; one that matches no finding is forgotten
+	// two check intervals later.
+	Received time.Time `json:"received,omitempty"`
 }
+
+// MaxFiring bounds the firing alerts the bridge remembers. A cloud with more open findings than
+// this announces the rest when entries are freed; a flood of made-up alerts cannot grow the state
+// file past it.
+const MaxFiring = 10000
+
+// maxLabel bounds the labels a drift alert may carry (a cluster id is a 36-character uuid, a
+// node name at most 253 characters): an alert with a longer one is not the exporter's.
+const maxLabel = 256
 
 // Receive records the drift alerts of a webhook payload and reports how many changed the set of
 // firing alerts. It is idempotent on fingerprint and startsAt: Alertmanager repeats firing alerts
 // until they resolve. Alerts without a cluster_id or a known kind are not drift alerts and are
-// ignored.
+// ignored. A resolution counts only for the exact startsAt of the firing alert it resolves:
+// Alertmanager always sends that, and any other (an earlier one, the zero time) is a forgery or
+// an older alert's, which must not end the announcement of drift that is still there.
 func (n *Notifier) Receive(w Webhook) (changed int) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -52,6 +67,7 @@ func (n *Notifier) Receive(w Webhook) (changed int) {
 	// Alertmanager sends one alert per fingerprint; should a payload hold more, only the last
 	// counts, or applying them all (firing then resolved, or two startsAt) would change the state
 	// again every time the payload is repeated.
+	full := false
 	last := make(map[string]int, len(w.Alerts))
 	for i, a := range w.Alerts {
 		if driftAlert(a) {
@@ -68,16 +84,29 @@ func (n *Notifier) Receive(w Webhook) (changed int) {
 		prev, known := s.Firing[a.Fingerprint]
 		switch a.Status {
 		case "resolved":
-			if known && !a.StartsAt.After(prev.StartsAt) {
+			if known && a.StartsAt.Equal(prev.StartsAt) {
 				delete(s.Firing, a.Fingerprint)
 				changed++
+			} else {
+				n.metrics.resolutionsIgnored.Inc()
 			}
 		default: // firing, or no status
-			if !known || !prev.StartsAt.Equal(a.StartsAt) {
-				s.Firing[a.Fingerprint] = Firing{StartsAt: a.StartsAt, ClusterID: clusterID, Key: f.Key()}
-				changed++
+			if known && prev.StartsAt.Equal(a.StartsAt) {
+				continue
 			}
+			if !known && len(s.Firing) >= MaxFiring {
+				n.metrics.firingDropped.WithLabelValues(dropLimit).Inc()
+				full = true
+				continue
+			}
+			s.Firing[a.Fingerprint] = Firing{StartsAt: a.StartsAt, ClusterID: clusterID, Key: f.Key(), Received: n.now()}
+			changed++
 		}
+	}
+	if full {
+		n.fail("remember a firing alert", fmt.Errorf("the bridge already remembers %d firing alerts", MaxFiring))
+	} else {
+		n.ok("remember a firing alert")
 	}
 	if changed > 0 {
 		n.save()
@@ -85,9 +114,51 @@ func (n *Notifier) Receive(w Webhook) (changed int) {
 	return changed
 }
 
-// driftAlert tells the notifier's alerts: with a cluster_id, a fingerprint and a known kind.
+// driftAlert tells the notifier's alerts: with a cluster_id, a fingerprint and a known kind, and
+// no label longer than maxLabel.
 func driftAlert(a WebhookAlert) bool {
+	for _, v := range []string{a.Fingerprint, a.Labels["cluster_id"], a.Labels["vm_id"], a.Labels["vm_name"]} {
+		if len(v) > maxLabel {
+			return false
+		}
+	}
 	return a.Labels["cluster_id"] != "" && a.Fingerprint != "" && slices.Contains(collector.Kinds, collector.Kind(a.Labels["kind"]))
+}
+
+// pruneFiring forgets the firing alerts that match no finding, neither one of the statuses nor
+// one the notifier keeps announced, two check intervals after they arrived: made-up alerts, and
+// those of clusters that are gone. The wait lets a finding that Alertmanager reports before this
+// exporter's own cycle has found it (another replica was faster) still be announced.
+func (n *Notifier) pruneFiring(statuses []collector.ClusterStatus) {
+	s := &n.state
+	if len(s.Firing) == 0 {
+		return
+	}
+	known := make(map[string]bool)
+	for _, st := range statuses {
+		for _, f := range st.Findings() {
+			known[st.Cluster.ID+"/"+f.Key()] = true
+		}
+	}
+	for id, cs := range s.Clusters {
+		for _, ss := range cs.Sides {
+			for key := range ss.Findings {
+				known[id+"/"+key] = true
+			}
+		}
+	}
+	now := n.now()
+	for fp, f := range s.Firing {
+		switch {
+		case known[f.ClusterID+"/"+f.Key]:
+		case f.Received.IsZero(): // remembered by an older version: start the wait now
+			f.Received = now
+			s.Firing[fp] = f
+		case now.Sub(f.Received) > 2*n.opts.Interval:
+			delete(s.Firing, fp)
+			n.metrics.firingDropped.WithLabelValues(dropGone).Inc()
+		}
+	}
 }
 
 // firingOnly returns copies of the statuses with the findings to announce in alertmanager mode:

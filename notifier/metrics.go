@@ -9,11 +9,12 @@ import (
 // Metrics are the notifier's own counters, kept here rather than in a snapshot: they count what
 // the notifier did since the process started, whatever cycle it did it in.
 type Metrics struct {
-	sent              *prometheus.CounterVec
-	capped            prometheus.Counter
-	failures          prometheus.Counter
-	annotationsCapped prometheus.Counter
-	firingDropped     *prometheus.CounterVec
+	sent               *prometheus.CounterVec
+	capped             prometheus.Counter
+	failures           prometheus.Counter
+	annotationsCapped  prometheus.Counter
+	firingDropped      *prometheus.CounterVec
+	resolutionsIgnored prometheus.Counter
 }
 
 // Reasons for dropping an Alertmanager firing entry from the bridge's state.
@@ -46,6 +47,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "cks_drift_alertmanager_firing_dropped_total",
 			Help: "Firing alerts the Alertmanager bridge stopped remembering, by reason: gone (the exporter no longer finds them) or limit (its state was full).",
 		}, []string{"reason"}),
+		resolutionsIgnored: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "cks_drift_alertmanager_resolutions_ignored_total",
+			Help: "Resolved drift alerts from Alertmanager that named no remembered firing alert with the same fingerprint and startsAt, so resolved nothing.",
+		}),
 	}
 	for _, k := range collector.Kinds {
 		m.sent.WithLabelValues(string(k))
@@ -53,7 +58,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m.firingDropped.WithLabelValues(dropGone)
 	m.firingDropped.WithLabelValues(dropLimit)
 	if reg != nil {
-		reg.MustRegister(m.sent, m.capped, m.failures, m.annotationsCapped, m.firingDropped)
+		reg.MustRegister(m.sent, m.capped, m.failures, m.annotationsCapped, m.firingDropped, m.resolutionsIgnored)
 	}
 	return m
 }

@@ -41,8 +41,14 @@ type Options struct {
 	Annotations       bool
 	Alerts            bool
 	MaxAlertsPerCycle int
-	Types             TypeRange
-	FindingsURL       string // named in the summary alert; empty: "/findings on the exporter"
+	// MaxAnnotationsPerCluster caps the annotations (and the WARN lines) of one cluster per pass,
+	// per Interval in alertmanager mode; past it one summary annotation counts the rest.
+	MaxAnnotationsPerCluster int
+	// Interval is the check interval: in alertmanager mode the window of the caps, and how long
+	// a firing alert that matches no finding is remembered (twice that).
+	Interval    time.Duration
+	Types       TypeRange
+	FindingsURL string // named in the summary alert; empty: "/findings on the exporter"
 }
 
 // Notifier announces findings. One Notify runs at a time.
@@ -59,6 +65,7 @@ type Notifier struct {
 	failing map[string]string // operation -> last error logged, so a reason is logged once
 	saved   []byte            // the document the store holds, so an unchanged state is not written again
 	summary map[string]int    // capped findings by cluster name in the cycle under way
+	window  budget            // what the caps have used in the current window
 }
 
 // New loads the state. A state that cannot be decoded stops start-up: resetting it would
@@ -115,8 +122,9 @@ func (n *Notifier) Notify(ctx context.Context, statuses []collector.ClusterStatu
 	if n.opts.FromAlertmanager {
 		announce = n.state.firingOnly(statuses)
 	}
-	for _, e := range n.state.update(announce) {
-		n.logEvent(e)
+	n.logEvents(n.state.update(announce))
+	if n.opts.FromAlertmanager {
+		n.pruneFiring(statuses)
 	}
 	if !n.opts.Enabled {
 		n.state.settle(n.opts, true)
@@ -126,11 +134,43 @@ func (n *Notifier) Notify(ctx context.Context, statuses []collector.ClusterStatu
 	n.state.settle(n.opts, false)
 	n.summary = make(map[string]int)
 	n.checkSummary(ctx)
+	n.checkAnnotationSummaries(ctx)
 	work := n.plan()
 	if len(work) > 0 || n.state.Summary != nil {
 		n.send(ctx, work)
 	}
 	n.save()
+}
+
+// logEvents logs the events of a pass, at most MaxAnnotationsPerCluster new findings of a
+// cluster one by one and then one line with how many more, so that one cluster cannot flood the
+// log.
+func (n *Notifier) logEvents(events []Event) {
+	type unlogged struct {
+		cluster string
+		count   int
+	}
+	logged := make(map[string]int)
+	more := make(map[string]*unlogged)
+	var order []string
+	for _, e := range events {
+		if !e.Resolved {
+			if logged[e.ClusterID] >= n.opts.MaxAnnotationsPerCluster {
+				if more[e.ClusterID] == nil {
+					more[e.ClusterID] = &unlogged{cluster: e.Cluster}
+					order = append(order, e.ClusterID)
+				}
+				more[e.ClusterID].count++
+				continue
+			}
+			logged[e.ClusterID]++
+		}
+		n.logEvent(e)
+	}
+	for _, id := range order {
+		n.logger.Warn("More new findings of VM map drift on the cluster than are logged one by one; /findings lists them all",
+			"cluster", more[id].cluster, "cluster_id", id, "more", more[id].count)
+	}
 }
 
 func (n *Notifier) logEvent(e Event) {
@@ -158,6 +198,9 @@ func (s *State) settle(o Options, all bool) {
 					a.Alert.Done = true
 				}
 			}
+		}
+		if cs.Summary != nil && (all || !o.Annotations || cs.Summary.Part.Done) {
+			cs.Summary = nil
 		}
 		for side, ss := range cs.Sides {
 			if ss.Resolution != nil && ss.Resolution.Done {

@@ -16,47 +16,68 @@ type job struct {
 	side      collector.Side
 	key       string // finding key; empty for a resolution
 	alert     bool   // the finding's alert rather than its annotation
+	summary   bool   // the cluster's summary annotation
 }
 
-// plan lists the calls owed, in a stable order, and applies the alert cap: findings past
-// MaxAlertsPerCycle are still annotated, but their alert is replaced by one summary alert.
+// plan lists the calls owed, in a stable order, and applies the caps. Findings past
+// MaxAlertsPerCycle in the window are still annotated, but their alert is replaced by one summary
+// alert; findings of a cluster past MaxAnnotationsPerCluster in the window are not annotated one
+// by one, but counted in one summary annotation on the cluster. Its cost is linear in the
+// findings (apart from sorting them): alert types are picked against one set of the types in use.
 func (n *Notifier) plan() []job {
 	s := &n.state
+	n.openWindow()
 	var jobs []job
 	for _, t := range s.Archive {
 		jobs = append(jobs, job{archive: t})
 	}
-	alerts := 0
+	used := s.typesInUse()
 	for _, id := range s.sortedClusters() {
 		cs := s.Clusters[id]
+		left := n.annotationsLeft(id)
+		more := 0
+		annotate := func(j job) bool {
+			if left == 0 {
+				return false
+			}
+			left--
+			n.window.annotations[id]++
+			jobs = append(jobs, j)
+			return true
+		}
 		for _, side := range []collector.Side{collector.SideVM, collector.SideNode} {
 			ss := cs.Sides[side]
 			if ss == nil {
 				continue
 			}
 			if ss.Resolution != nil && !ss.Resolution.Done {
-				jobs = append(jobs, job{clusterID: id, side: side})
+				annotate(job{clusterID: id, side: side}) // past the cap it waits for the next window
 			}
 			for _, key := range sortedKeys(ss.Findings) {
 				a := ss.Findings[key]
-				if !a.Annotation.Done {
-					jobs = append(jobs, job{clusterID: id, side: side, key: key})
+				if !a.Annotation.Done && !annotate(job{clusterID: id, side: side, key: key}) {
+					a.Annotation.Done, a.AnnotationCapped = true, true
+					more++
+					n.metrics.annotationsCapped.Inc()
 				}
 				if a.Alert.Done {
 					continue
 				}
-				if a.AlertType == 0 {
-					a.AlertType = s.allocate(n.opts.Types, id, key)
+				if n.window.alerts < n.opts.MaxAlertsPerCycle && a.AlertType == 0 {
+					a.AlertType = allocate(n.opts.Types, used, id, key)
 				}
-				if alerts >= n.opts.MaxAlertsPerCycle || a.AlertType == 0 {
+				if n.window.alerts >= n.opts.MaxAlertsPerCycle || a.AlertType == 0 {
 					a.Alert.Done, a.Capped = true, true
 					n.summary[cs.Name]++
 					n.metrics.capped.Inc()
 					continue
 				}
-				alerts++
+				n.window.alerts++
 				jobs = append(jobs, job{clusterID: id, side: side, key: key, alert: true})
 			}
+		}
+		if j, ok := n.planSummary(cs, id, more); ok {
+			jobs = append(jobs, j)
 		}
 	}
 	if len(n.summary) > 0 {
@@ -96,7 +117,8 @@ func (n *Notifier) send(ctx context.Context, jobs []job) {
 			p.Attempted = now
 		}
 	}
-	if sm := n.state.Summary; sm != nil && !sm.Part.Done {
+	sendSummary := n.state.Summary != nil && !n.state.Summary.Part.Done && (!n.opts.FromAlertmanager || !n.window.summary)
+	if sm := n.state.Summary; sendSummary {
 		sm.Description = summaryDescription(sm.Capped, sm.Limit, n.opts.FindingsURL)
 		sm.Part.Attempted = now
 	}
@@ -111,7 +133,10 @@ func (n *Notifier) send(ctx context.Context, jobs []job) {
 		}
 		n.do(ctx, j)
 	}
-	n.sendSummary(ctx)
+	if sendSummary {
+		n.window.summary = true
+		n.sendSummary(ctx)
+	}
 	n.state.settle(n.opts, false) // drop resolutions now done
 }
 
@@ -121,7 +146,12 @@ func (n *Notifier) part(j job) *Part {
 		return nil
 	}
 	cs := n.state.Clusters[j.clusterID]
-	if cs == nil || cs.Sides[j.side] == nil {
+	switch {
+	case cs == nil:
+		return nil
+	case j.summary && cs.Summary != nil:
+		return &cs.Summary.Part
+	case j.summary || cs.Sides[j.side] == nil:
 		return nil
 	}
 	ss := cs.Sides[j.side]
@@ -139,6 +169,9 @@ func (n *Notifier) part(j job) *Part {
 }
 
 func (n *Notifier) texts(j job) (annotation, description string, alertType int, kind collector.Kind) {
+	if j.summary {
+		return n.state.Clusters[j.clusterID].Summary.Text, "", 0, ""
+	}
 	ss := n.state.Clusters[j.clusterID].Sides[j.side]
 	if j.key == "" {
 		return InfoAnnotation(Resolution(j.side, n.state.Clusters[j.clusterID].Name)), "", 0, ""

@@ -25,6 +25,18 @@ type ClusterState struct {
 	Name   string                        `json:"name"`
 	ZoneID string                        `json:"zone_id"`
 	Sides  map[collector.Side]*SideState `json:"sides"`
+	// Summary is the annotation that names the new findings past the annotation cap, not yet
+	// accepted by CloudStack.
+	Summary *AnnotationSummary `json:"summary,omitempty"`
+}
+
+// AnnotationSummary is the one annotation of a cluster whose new findings passed
+// max_annotations_per_cluster: how many were not annotated one by one, summed with those of
+// earlier passes whose summary CloudStack did not accept yet.
+type AnnotationSummary struct {
+	More int    `json:"more"`
+	Text string `json:"text"`
+	Part Part   `json:"part"`
 }
 
 // SideState is one side's announced findings and a resolution still owed.
@@ -43,6 +55,9 @@ type Announcement struct {
 	Alert      Part           `json:"alert"`
 	AlertType  int            `json:"alert_type,omitempty"`
 	Capped     bool           `json:"capped,omitempty"`
+	// AnnotationCapped: the annotation cap kept this finding from an annotation of its own; the
+	// cluster's summary annotation counts it.
+	AnnotationCapped bool `json:"annotation_capped,omitempty"`
 }
 
 // Part is one CloudStack call owed. Attempted is set before the call is made, so that after a

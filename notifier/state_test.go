@@ -114,14 +114,14 @@ func TestAllocateAvoidsTypesInUse(t *testing.T) {
 	s.update(statuses)
 	for _, cs := range s.Clusters {
 		for key, a := range cs.Sides[collector.SideVM].Findings {
-			a.AlertType = s.allocate(r, cs.Name, key)
+			a.AlertType = allocate(r, s.typesInUse(), cs.Name, key)
 			if a.AlertType < r.Min || a.AlertType >= r.Max || used[a.AlertType] {
 				t.Fatalf("type %d allocated twice or out of range", a.AlertType)
 			}
 			used[a.AlertType] = true
 		}
 	}
-	if got := s.allocate(r, "x", "y"); got != 0 {
+	if got := allocate(r, s.typesInUse(), "x", "y"); got != 0 {
 		t.Fatalf("allocate with every type in use = %d, want 0", got)
 	}
 }

@@ -133,10 +133,11 @@ func savedFiring(t *testing.T, store *memStore) map[string]Firing {
 	return s.Firing
 }
 
-// isDrift says whether an alert names a cluster, a fingerprint and a kind of drift: only those
-// are the notifier's.
+// isDrift says whether an alert names a cluster, a fingerprint and a kind of drift, with labels of
+// at most 256 bytes: only those are the notifier's.
 func isDrift(a WebhookAlert) bool {
-	return a.Labels["cluster_id"] != "" && a.Fingerprint != "" && slices.Contains(collector.Kinds, collector.Kind(a.Labels["kind"]))
+	short := len(a.Fingerprint) <= 256 && len(a.Labels["cluster_id"]) <= 256 && len(a.Labels["vm_id"]) <= 256 && len(a.Labels["vm_name"]) <= 256
+	return short && a.Labels["cluster_id"] != "" && a.Fingerprint != "" && slices.Contains(collector.Kinds, collector.Kind(a.Labels["kind"]))
 }
 
 // recordOf is what the state must hold for a firing drift alert; the zero Firing for others.
