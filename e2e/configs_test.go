@@ -98,9 +98,11 @@ func scalars(values ...string) *yaml.Node {
 	return seq
 }
 
-// alertmanagerConfig writes examples/alertmanager.yml with two changes and returns its path:
+// alertmanagerConfig writes examples/alertmanager.yml with three changes and returns its path:
 //   - the webhook URL of the cks-drift-bridge receiver points at the exporter under test (host
 //     and port only: scheme and path stay as shipped, so a wrong path fails the test);
+//   - its bearer token file is one holding the exporter's webhook token (the shipped
+//     authorization is kept otherwise, so a missing one fails the test with a 401);
 //   - group_wait, group_interval and repeat_interval of every route that sets them are seconds
 //     instead of 30s/5m/4h, so that notifications and repeats happen within the test.
 //
@@ -148,6 +150,11 @@ func alertmanagerConfig(t *testing.T, dir, exporterAddr string) string {
 			}
 			parsed.Host = exporterAddr
 			setScalar(u, parsed.String())
+			tokenFile := filepath.Join(dir, "webhook-token")
+			if err := os.WriteFile(tokenFile, []byte(webhookToken+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			setScalar(mustField(t, file, wh, "http_config", "authorization", "credentials_file"), tokenFile)
 			if sr := field(wh, "send_resolved"); sr == nil || sr.Value != "true" {
 				t.Errorf("%s: receiver %s does not set send_resolved: true, so the exporter would never hear that a drift alert resolved", file, bridgeReceiver)
 			}

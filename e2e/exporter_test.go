@@ -20,6 +20,9 @@ import (
 // webhookPath is where the exporter takes Alertmanager's webhooks.
 const webhookPath = "/alertmanager/webhook"
 
+// webhookToken is the exporter's notifier.webhook_token, which Alertmanager sends as a bearer token.
+const webhookToken = "e2e-webhook-token"
+
 // runningExporter is the exporter under test, in this process, on a loopback port.
 type runningExporter struct {
 	addr string
@@ -31,7 +34,7 @@ type runningExporter struct {
 // one-second cycle, until the test ends.
 func startExporter(t *testing.T, sim *simulator.Simulator) *runningExporter {
 	t.Helper()
-	cfg, err := sim.WriteFiles(t.TempDir(), "  interval: "+fastInterval+"\n", "  mode: alertmanager\n")
+	cfg, err := sim.WriteFiles(t.TempDir(), "  interval: "+fastInterval+"\n", "  mode: alertmanager\n  webhook_token: "+webhookToken+"\n")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -121,7 +121,7 @@ func TestFaultStateDiskFull(t *testing.T) {
 	requireRoot(t, "mount")
 	const strays = 40
 	e, cs := newEnv(t, simulator.ClusterSpec{Name: "test"})
-	e.writeConfig("  interval: 100ms\n", fmt.Sprintf("  max_alerts_per_cycle: %d\n", strays))
+	e.writeConfig("  interval: 100ms\n", fmt.Sprintf("  max_alerts_per_cycle: %d\n  max_annotations_per_cluster: %d\n", strays, strays))
 	disk := filepath.Join(e.dir, "disk")
 	if err := os.Mkdir(disk, 0o700); err != nil {
 		t.Fatal(err)

@@ -22,12 +22,13 @@ import (
 // TestWebTLSAndBasicAuth serves the exporter with a web configuration file (TLS with a
 // self-signed certificate and a bcrypt basic-auth user) and scrapes it over HTTPS: every
 // endpoint, the webhook and /-/reload included, needs the credentials; plain HTTP and clients
-// that do not trust the certificate get nothing.
+// that do not trust the certificate get nothing. The scrape credentials do not open the webhook:
+// Alertmanager logs in as a user of its own whose password is the webhook token.
 // It runs alone, not in parallel: an unknown user is checked against a bcrypt hash of the
 // default cost, and forty such checks under the race detector already take seconds.
 func TestWebTLSAndBasicAuth(t *testing.T) {
 	e, cs := newEnv(t, simulator.ClusterSpec{Name: "test"})
-	e.writeConfig("  interval: 1h\n", "  mode: alertmanager\n")
+	e.writeConfig("  interval: 1h\n", alertmanagerMode)
 	certPEM, keyPEM := selfSigned(t, "127.0.0.1")
 	certFile, keyFile := filepath.Join(e.dir, "web.crt"), filepath.Join(e.dir, "web.key")
 	if err := os.WriteFile(certFile, certPEM, 0o644); err != nil {
@@ -41,8 +42,13 @@ func TestWebTLSAndBasicAuth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	amHash, err := bcrypt.GenerateFromPassword([]byte(webhookToken), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
 	webConfig := filepath.Join(e.dir, "web-config.yml")
-	content := fmt.Sprintf("tls_server_config:\n  cert_file: %s\n  key_file: %s\n  min_version: TLS12\nbasic_auth_users:\n  %s: %s\n", certFile, keyFile, user, hash)
+	content := fmt.Sprintf("tls_server_config:\n  cert_file: %s\n  key_file: %s\n  min_version: TLS12\nbasic_auth_users:\n  %s: %s\n  alertmanager: %s\n",
+		certFile, keyFile, user, hash, amHash)
 	if err := os.WriteFile(webConfig, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -109,20 +115,27 @@ func TestWebTLSAndBasicAuth(t *testing.T) {
 			m[`cks_drift_config_reloads_total{result="success"}`], m[`cks_drift_alertmanager_webhooks_total{result="accepted"}`], m["cks_drift_cycles_total"])
 	}
 
-	// With the credentials every endpoint answers.
+	// With the credentials every endpoint answers, except the webhook: it needs its own token.
 	for _, ep := range endpoints {
 		code, body, _ := do(ep.method, ep.path, user, password, ep.body)
 		want := http.StatusOK
-		if ep.path == "/-/check" {
+		switch ep.path {
+		case "/-/check":
 			want = http.StatusAccepted
+		case "/alertmanager/webhook":
+			want = http.StatusUnauthorized
 		}
 		if code != want {
 			t.Errorf("%s %s with the credentials: %d, want %d: %.200s", ep.method, ep.path, code, want, body)
 		}
 	}
-	e.waitFor("the reload and the webhook counted", func() bool {
+	if code, body, _ := do("POST", "/alertmanager/webhook", "alertmanager", webhookToken, firing); code != http.StatusOK {
+		t.Errorf("POST /alertmanager/webhook as alertmanager with the token: %d, want 200: %.200s", code, body)
+	}
+	e.waitFor("the reload and the webhooks counted", func() bool {
 		m := scrape()
-		return m[`cks_drift_config_reloads_total{result="success"}`] == 1 && m[`cks_drift_alertmanager_webhooks_total{result="accepted"}`] == 1
+		return m[`cks_drift_config_reloads_total{result="success"}`] == 1 && m[`cks_drift_alertmanager_webhooks_total{result="accepted"}`] == 1 &&
+			m[`cks_drift_alertmanager_webhooks_total{result="unauthorized"}`] == 1
 	})
 
 	// Plain HTTP on the HTTPS port gets no metrics.

@@ -76,6 +76,13 @@ func TestAnnotationCapOneCluster20000Nodes(t *testing.T) {
 	if got := e.counter(t, "cks_drift_annotations_capped_total"); got != nodes-maxAnnotations {
 		t.Errorf("annotations capped = %v, want %d", got, nodes-maxAnnotations)
 	}
+	logs := e.logs.String()
+	if got := strings.Count(logs, "level=WARN"); got != maxAnnotations+1 {
+		t.Errorf("%d WARN lines, want %d and one for the rest:\n%.2000s", got, maxAnnotations, logs)
+	}
+	if want := fmt.Sprintf("more=%d", nodes-maxAnnotations); !strings.Contains(logs, want) {
+		t.Errorf("no WARN line with %s", want)
+	}
 
 	before := len(e.cs.Calls())
 	e.advance(testInterval)

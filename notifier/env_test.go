@@ -15,6 +15,7 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstacktest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/logtest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/notifier"
 	notifiercs "github.com/cks-drift-exporter/cks-drift-exporter/notifier/cloudstack"
 	"github.com/cks-drift-exporter/cks-drift-exporter/state"
@@ -28,6 +29,7 @@ type notifierEnv struct {
 	store   *state.Store
 	reg     *prometheus.Registry
 	cluster *cloudstacktest.Cluster
+	logs    *logtest.Buffer // the notifier's log, as text
 
 	mu  sync.Mutex
 	now time.Time
@@ -40,7 +42,7 @@ const testInterval = 5 * time.Minute
 // Interval and the caps left at zero take the configuration's defaults.
 func newNotifierEnv(tb testing.TB, opts notifier.Options) *notifierEnv {
 	tb.Helper()
-	e := &notifierEnv{cs: cloudstacktest.NewServer(), reg: prometheus.NewRegistry(), now: time.Now()}
+	e := &notifierEnv{cs: cloudstacktest.NewServer(), reg: prometheus.NewRegistry(), logs: &logtest.Buffer{}, now: time.Now()}
 	tb.Cleanup(e.cs.Close)
 	e.cs.Update(func(w *cloudstacktest.World) {
 		e.cluster = w.AddCluster(cloudstacktest.Cluster{Name: "prod", State: "Running", ZoneID: "20000000-0000-4000-8000-000000000001", ZoneName: "zone1",
@@ -65,7 +67,7 @@ func newNotifierEnv(tb testing.TB, opts notifier.Options) *notifierEnv {
 		opts.MaxAlertsPerCycle = 5
 	}
 	opts.Enabled, opts.Annotations, opts.Alerts = true, true, true
-	e.n, err = notifier.New(notifiercs.New(api, 500), e.store, opts, notifier.NewMetrics(e.reg), slog.New(slog.DiscardHandler), e.clock)
+	e.n, err = notifier.New(notifiercs.New(api, 500), e.store, opts, notifier.NewMetrics(e.reg), slog.New(slog.NewTextHandler(e.logs, nil)), e.clock)
 	if err != nil {
 		tb.Fatal(err)
 	}
