@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"bytes"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -72,8 +73,10 @@ func TestWebhookNeedsItsToken(t *testing.T) {
 	}
 }
 
-// TestWebhookBodyLimit posts nine 8 MB bodies (once, they grew the state file to 145 MB): each is
-// refused with 413 after the first mebibyte, counted, and the state file does not grow.
+// TestWebhookBodyLimit posts nine 8 MB bodies (once, they grew the state file to 145 MB), sent
+// chunked so that no Content-Length announces them: each is refused with 413 after the first
+// mebibyte, counted, and the state file does not grow. One with a Content-Length is refused
+// before the webhook runs.
 func TestWebhookBodyLimit(t *testing.T) {
 	e, cs := newEnv(t, simulator.ClusterSpec{Name: "test"})
 	e.writeConfig("  interval: 1h\n", alertmanagerMode)
@@ -92,9 +95,23 @@ func TestWebhookBodyLimit(t *testing.T) {
 		big.WriteString(strings.Replace(alert, `"fingerprint":"f1"`, `"fingerprint":"f`+strings.Repeat("x", i%50)+string(rune('a'+i%26))+`"`, 1))
 	}
 	big.WriteString("]}")
-	for i := range 9 {
-		if code := postJSON(t, e.url+"/alertmanager/webhook", big.String()); code != http.StatusRequestEntityTooLarge {
-			t.Fatalf("post %d of %d bytes: %d, want 413", i+1, big.Len(), code)
+	for i := range 10 {
+		body := io.Reader(strings.NewReader(big.String()))
+		if i < 9 {
+			body = io.MultiReader(body) // no length: sent chunked
+		}
+		req, err := http.NewRequest(http.MethodPost, e.url+"/alertmanager/webhook", body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+webhookToken)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("post %d of %d bytes: %v", i+1, big.Len(), err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestEntityTooLarge {
+			t.Fatalf("post %d of %d bytes (chunked %v): %d, want 413", i+1, big.Len(), i < 9, resp.StatusCode)
 		}
 	}
 	if m := e.metrics(); m[`cks_drift_alertmanager_webhooks_total{result="too_large"}`] != 9 || m[`cks_drift_alertmanager_webhooks_total{result="accepted"}`] != 0 {
