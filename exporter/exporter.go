@@ -44,6 +44,8 @@ type Exporter struct {
 	notifier   *notifier.Notifier
 	// notifierMetrics are the notifier's counters, registered in live.
 	notifierMetrics *notifier.Metrics
+	// annotationGuard stops annotations where the release has none for clusters (before 4.16).
+	annotationGuard *notifier.AnnotationGuard
 
 	mu  sync.Mutex // guards cfg and src: the loop swaps them on a reload, others read them
 	cfg *config.Config
@@ -118,7 +120,7 @@ func New(opts Options) (*Exporter, error) {
 	}
 	e.live = e.newLiveRegistry()
 	e.lifecycle = newLifecycle(opts.EnableLifecycle, opts.Now, e.refused)
-	n, err := notifier.New(src.cloud, store, notifierOptions(cfg), e.notifierMetrics, opts.Logger, opts.Now)
+	n, err := notifier.New(e.annotationGuard.Wrap(src.cloud), store, notifierOptions(cfg), e.notifierMetrics, opts.Logger, opts.Now)
 	if err != nil {
 		_ = store.Close()
 		return nil, fmt.Errorf("state file %s: %w; to start fresh, stop the exporter and move the file away: every open finding will then be announced again", cfg.Storage.Path, err)
@@ -236,7 +238,7 @@ func (e *Exporter) reload() (replaced sources, toggled bool, err error) {
 	replaced = e.src
 	e.cfg, e.src = cfg, src
 	e.mu.Unlock()
-	e.notifier.Configure(src.cloud, notifierOptions(cfg))
+	e.notifier.Configure(e.annotationGuard.Wrap(src.cloud), notifierOptions(cfg))
 	return replaced, cfg.Check.Enabled != wasEnabled, nil
 }
 

@@ -48,6 +48,7 @@ func (e *Exporter) newLiveRegistry() *prometheus.Registry {
 		e.conns.open, e.conns.waited,
 	)
 	e.notifierMetrics = notifier.NewMetrics(r)
+	e.annotationGuard = notifier.NewAnnotationGuard(r, e.logger)
 	return r
 }
 

@@ -12,6 +12,9 @@ var annotationEntityTypes = map[string]bool{
 	"MANAGEMENT_SERVER": true,
 }
 
+// legacyAnnotationEntityTypes is AnnotationService.EntityType at 4.14.0.0 and 4.15.0.0.
+var legacyAnnotationEntityTypes = map[string]bool{"HOST": true, "DOMAIN": true, "VM": true}
+
 type annotationJSON struct {
 	ID         string `json:"id"`
 	Annotation string `json:"annotation"`
@@ -61,6 +64,11 @@ func (w *World) newAnnotationJSON(a *Annotation) annotationJSON {
 func (s *Server) addAnnotation(r *request) (any, *apiError) {
 	p := r.params
 	et, id := p.Get("entitytype"), p.Get("entityid")
+	if !s.world.since(16) && !legacyAnnotationEntityTypes[et] {
+		// AddAnnotationCmd.execute's Preconditions.checkState at 4.14.0.0 and 4.15.0.0 throws,
+		// and ApiServer answers a root admin with the message as an internal error.
+		return nil, &apiError{code: ErrInternalError, text: "'" + et + "' is ot a valid EntityType to put annotations on"}
+	}
 	switch {
 	case p.Get("annotation") == "":
 		return nil, paramError("Unable to execute API command addannotation due to missing parameter annotation")
@@ -93,6 +101,9 @@ func (s *Server) listAnnotations(r *request) (any, *apiError) {
 	case "", "all", "self":
 	default:
 		return nil, paramError("annotationfilter must be one of all, self; got %s", f)
+	}
+	if et := p.Get("entitytype"); et != "" && !s.world.since(16) && !legacyAnnotationEntityTypes[et] {
+		return nil, &apiError{code: ErrInternalError, text: "No enum constant org.apache.cloudstack.annotation.AnnotationService.EntityType." + et}
 	}
 	var out []annotationJSON
 	for _, a := range s.world.Annotations {
