@@ -20,7 +20,7 @@ LDFLAGS   := -s -w \
 	-X github.com/prometheus/common/version.BuildDate=$(shell date -u +%Y%m%d-%H:%M:%S)
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build test demo lint fmt clean package
+.PHONY: all build test demo lint fmt clean package chart
 
 all: build
 
@@ -37,6 +37,7 @@ test:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 20m ./...
 	cd $(PROMQLCHECK) && $(GO) vet ./... && $(GO) test -race -count=1 ./...
+	$(MAKE) --no-print-directory chart-test
 	GO=$(GO) scripts/fuzz.sh $(FUZZTIME)
 
 demo:
@@ -49,6 +50,8 @@ lint:
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 	cd $(PROMQLCHECK) && $(GO) mod tidy -diff && $(GO) vet ./... && $(GO) run $(STATICCHECK) ./...
+	$(GO) -C deploy/test mod tidy -diff
+	cd deploy/test && $(GO) run $(STATICCHECK) ./...
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
@@ -56,6 +59,25 @@ fmt:
 clean:
 	rm -f $(BINARY)
 	rm -rf build dist
+
+# The Helm chart's copies of the alerting rules and dashboards: its PrometheusRule and dashboard
+# ConfigMaps are made from them; deploy/test fails when they differ from rules/ and dashboards/.
+CHART := deploy/helm/cks-drift-exporter
+chart:
+	mkdir -p $(CHART)/files/dashboards
+	cp rules/cks-drift.rules.yml $(CHART)/files/
+	rm -f $(CHART)/files/dashboards/*.json
+	cp dashboards/*.json $(CHART)/files/dashboards/
+
+# The chart's offline tests (deploy/test, a module of its own with the Kubernetes API types):
+# helm lint and template, strict decoding, promtool. helm is built once from tools/helm (a long
+# first build; later runs find the binary up to date). No -race: the tests run no goroutines.
+HELM_BIN := $(CURDIR)/build/helm
+.PHONY: chart-test
+chart-test:
+	$(GO) -C tools/helm build -o $(HELM_BIN) helm.sh/helm/v3/cmd/helm
+	$(GO) -C deploy/test vet ./...
+	HELM=$(HELM_BIN) $(GO) -C deploy/test test -count=1 ./...
 
 # The .deb and .rpm (packaging/nfpm.yaml) in dist/, built with nFPM at the version tools/nfpm
 # pins: no other toolchain. The version comes from git (packaging/version.sh), the binary is

@@ -1,0 +1,100 @@
+package deploytest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/tooltest"
+)
+
+const (
+	rulesFile     = "../../rules/cks-drift.rules.yml"
+	dashboardsDir = "../../dashboards"
+)
+
+// TestChartFilesAreTheRepositorys: the chart's copies of the rules and dashboards are those of
+// rules/ and dashboards/, byte for byte; `make chart` copies them again.
+func TestChartFilesAreTheRepositorys(t *testing.T) {
+	want := map[string]string{rulesFile: filepath.Join(chartDir, "files", filepath.Base(rulesFile))}
+	dashboards, _ := filepath.Glob(filepath.Join(dashboardsDir, "*.json"))
+	copies, _ := filepath.Glob(filepath.Join(chartDir, "files", "dashboards", "*.json"))
+	if len(dashboards) == 0 || len(dashboards) != len(copies) {
+		t.Errorf("dashboards/ has %d dashboards, the chart %d: run make chart", len(dashboards), len(copies))
+	}
+	for _, d := range dashboards {
+		want[d] = filepath.Join(chartDir, "files", "dashboards", filepath.Base(d))
+	}
+	for src, dst := range want {
+		a, errA := os.ReadFile(src)
+		b, errB := os.ReadFile(dst)
+		if errA != nil || errB != nil || string(a) != string(b) {
+			t.Errorf("%s differs from %s (%v, %v): run make chart", dst, src, errA, errB)
+		}
+	}
+}
+
+// TestRenderedRulesAndDashboards: the rendered PrometheusRule holds exactly the groups of
+// rules/cks-drift.rules.yml and passes promtool check rules; each dashboard of dashboards/ is a
+// ConfigMap labelled for Grafana's sidecar with the dashboard as it is.
+func TestRenderedRulesAndDashboards(t *testing.T) {
+	for _, values := range []string{"one-replica.yaml", "three-shards.yaml"} {
+		t.Run(values, func(t *testing.T) {
+			m := decodeStrict(t, render(t, values))
+			data, err := os.ReadFile(rulesFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want monitoringv1.PrometheusRuleSpec
+			if err := yaml.UnmarshalStrict(data, &want); err != nil {
+				t.Fatalf("%s as a PrometheusRule spec: %v", rulesFile, err)
+			}
+			if diff := cmp.Diff(want, m.prometheusRule.Spec); diff != "" {
+				t.Errorf("PrometheusRule differs from %s (-file +chart):\n%s", rulesFile, diff)
+			}
+			promtoolCheck(t, m.prometheusRule.Spec)
+
+			dashboards, _ := filepath.Glob(filepath.Join(dashboardsDir, "*.json"))
+			found := 0
+			for _, cm := range m.configMaps {
+				if cm.Labels["grafana_dashboard"] != "1" {
+					continue
+				}
+				for name, text := range cm.Data {
+					found++
+					want, err := os.ReadFile(filepath.Join(dashboardsDir, name))
+					if err != nil || strings.TrimSuffix(string(want), "\n") != text {
+						t.Errorf("ConfigMap %s: %s differs from dashboards/%s (%v)", cm.Name, name, name, err)
+					}
+				}
+			}
+			if found != len(dashboards) || found == 0 {
+				t.Errorf("%d dashboards in labelled ConfigMaps, want the %d of dashboards/", found, len(dashboards))
+			}
+		})
+	}
+}
+
+// promtoolCheck writes the rendered rule groups as a rule file and runs promtool check rules.
+func promtoolCheck(t *testing.T, spec monitoringv1.PrometheusRuleSpec) {
+	t.Helper()
+	promtool := tooltest.Require(t, "promtool", "apt-get install prometheus")
+	data, err := yaml.Marshal(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "rendered.rules.yml")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(promtool, "check", "rules", path).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "SUCCESS") {
+		t.Fatalf("promtool check rules on the rendered PrometheusRule: %v\n%s", err, out)
+	}
+}
