@@ -73,6 +73,7 @@ func TestChartRefuses(t *testing.T) {
 		{"invalid-direct-unsharded.yaml", "replicas: 3 with sharding: false and config.notifier.mode: direct would announce every finding 3 times"},
 		{"invalid-no-endpoint.yaml", "config.cloudstack.endpoint is required"},
 		{"invalid-no-api-key.yaml", "secrets.apiKey is required (or secrets.existingSecret)"},
+		{"invalid-alertmanager-no-token.yaml", "secrets.webhookToken is required with config.notifier.mode: alertmanager"},
 	} {
 		t.Run(tc.values, func(t *testing.T) {
 			_, errOut, err := runHelm(t, "template", release, chartDir, "-f", filepath.Join("testdata", tc.values))

@@ -164,7 +164,7 @@ func exporterConfig(t *testing.T, m manifests, values string, sharded bool, repl
 		t.Fatalf("no Secret %s-config", fullname)
 	}
 	dir := t.TempDir()
-	secrets := map[string]string{"api-key": "k", "secret-key": "s", "ssh-private-key": "key"}
+	secrets := map[string]string{"api-key": "k", "secret-key": "s", "ssh-private-key": "key", "webhook-token": "t"}
 	if s := m.secrets[fullname+"-secrets"]; s != nil {
 		secrets = s.StringData
 	}

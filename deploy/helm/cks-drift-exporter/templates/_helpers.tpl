@@ -46,6 +46,10 @@ per cloud: in direct mode several replicas must be shards, or each would announc
 {{- if .Values.secrets.dbDSN -}}
 {{- $_ := set $cfg "database" (merge (dict "dsn_file" (printf "%s/db-dsn" $dir)) ($cfg.database | default dict)) -}}
 {{- end -}}
+{{- if eq ($notifier.mode | default "direct") "alertmanager" -}}
+{{- $_ := set $cfg "notifier" (merge (dict "webhook_token_file" (printf "%s/webhook-token" $dir)) $notifier) -}}
+{{- $_ := unset $cfg.notifier "webhook_token" -}}
+{{- end -}}
 {{- $_ := set $cfg "storage" (dict "path" "/var/lib/cks-drift-exporter/state.db") -}}
 {{- if .Values.sharding -}}
 {{- $check := $cfg.check | default dict -}}
