@@ -51,7 +51,7 @@ func cycle(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, sr
 		}
 	}
 	next.Clusters = collector.EvaluateShard(prev.Clusters, inv, nodes, next.Start, cfg.Check.GracePeriod, next.Shard)
-	logReachability(prev.Clusters, next.Clusters, logger)
+	logReachability(prev.Clusters, next.Clusters, logAuthSummary(prev.Clusters, next.Clusters, cfg, logger), logger)
 	if announcer != nil {
 		collector.RestoreFirstSeen(next.Clusters, announcer.FirstSeen)
 		announcer.Notify(ctx, next.Clusters)
@@ -134,7 +134,8 @@ func listNodes(ctx context.Context, clusters []collector.Cluster, lister NodeLis
 
 // logReachability logs a change of kubectl reachability once, not every cycle: a WARN when a
 // cluster's nodes can no longer be listed or fail for another reason, an INFO when they can again.
-func logReachability(prev, cur []collector.ClusterStatus, logger *slog.Logger) {
+// With authSummarized, refused keys were summed up in one line and are not logged per cluster.
+func logReachability(prev, cur []collector.ClusterStatus, authSummarized bool, logger *slog.Logger) {
 	before := make(map[string]collector.ClusterStatus, len(prev))
 	for _, s := range prev {
 		before[s.Cluster.ID] = s
@@ -145,6 +146,7 @@ func logReachability(prev, cur []collector.ClusterStatus, logger *slog.Logger) {
 		}
 		p, seen := before[s.Cluster.ID]
 		switch {
+		case authSummarized && s.KubectlError == authReason: // in the summary line already
 		case !s.KubectlReachable && (!seen || p.KubectlError != s.KubectlError):
 			logger.Warn("Could not list the Kubernetes nodes of the cluster; comparing its VM map with the VMs in CloudStack only",
 				"cluster", s.Cluster.Name, "cluster_id", s.Cluster.ID, "reason", s.KubectlError,

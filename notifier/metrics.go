@@ -15,6 +15,7 @@ type Metrics struct {
 	annotationsCapped  prometheus.Counter
 	firingDropped      *prometheus.CounterVec
 	resolutionsIgnored prometheus.Counter
+	denied             *prometheus.CounterVec
 }
 
 // Reasons for dropping an Alertmanager firing entry from the bridge's state.
@@ -51,6 +52,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "cks_drift_alertmanager_resolutions_ignored_total",
 			Help: "Resolved drift alerts from Alertmanager that named no remembered firing alert with the same fingerprint and startsAt, so resolved nothing.",
 		}),
+		denied: newDeniedCounter(),
 	}
 	for _, k := range collector.Kinds {
 		m.sent.WithLabelValues(string(k))
@@ -58,7 +60,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m.firingDropped.WithLabelValues(dropGone)
 	m.firingDropped.WithLabelValues(dropLimit)
 	if reg != nil {
-		reg.MustRegister(m.sent, m.capped, m.failures, m.annotationsCapped, m.firingDropped, m.resolutionsIgnored)
+		reg.MustRegister(m.sent, m.capped, m.failures, m.annotationsCapped, m.firingDropped, m.resolutionsIgnored, m.denied)
 	}
 	return m
 }

@@ -62,10 +62,11 @@ type Notifier struct {
 	opts    Options
 	state   State
 	metrics *Metrics
-	failing map[string]string // operation -> last error logged, so a reason is logged once
-	saved   []byte            // the document the store holds, so an unchanged state is not written again
-	summary map[string]int    // capped findings by cluster name in the cycle under way
-	window  budget            // what the caps have used in the current window
+	failing map[string]string    // operation -> last reason logged, so a reason is logged once
+	paused  map[string]time.Time // operation -> when to try again after a permission error
+	saved   []byte               // the document the store holds, so an unchanged state is not written again
+	summary map[string]int       // capped findings by cluster name in the cycle under way
+	window  budget               // what the caps have used in the current window
 }
 
 // New loads the state. A state that cannot be decoded stops start-up: resetting it would
@@ -74,7 +75,7 @@ func New(cs CloudStack, store Store, opts Options, metrics *Metrics, logger *slo
 	if opts.Types == (TypeRange{}) {
 		opts.Types = DefaultTypeRange
 	}
-	n := &Notifier{cs: cs, store: store, logger: logger, now: now, opts: opts, failing: make(map[string]string), metrics: metrics}
+	n := &Notifier{cs: cs, store: store, logger: logger, now: now, opts: opts, failing: make(map[string]string), paused: make(map[string]time.Time), metrics: metrics}
 	raw, err := store.LoadNotifierState()
 	if err != nil {
 		return nil, err
@@ -239,24 +240,6 @@ func (n *Notifier) save() bool {
 	n.saved = raw
 	n.ok("save state")
 	return true
-}
-
-// fail counts nothing itself; it logs a failing reason once, not every cycle.
-func (n *Notifier) fail(op string, err error) {
-	msg := err.Error()
-	if n.failing[op] == msg {
-		n.logger.Debug("Notifier call still failing", "op", op, "err", err)
-		return
-	}
-	n.failing[op] = msg
-	n.logger.Warn("Notifier call failed, it is retried on the next cycle", "op", op, "err", err)
-}
-
-func (n *Notifier) ok(op string) {
-	if _, was := n.failing[op]; was {
-		delete(n.failing, op)
-		n.logger.Info("Notifier call works again", "op", op)
-	}
 }
 
 // sortedClusters returns the cluster ids in a stable order: by name, then id.

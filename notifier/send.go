@@ -201,6 +201,9 @@ func (n *Notifier) alreadyAccepted(ctx context.Context, j job, since time.Time) 
 
 func (n *Notifier) do(ctx context.Context, j job) {
 	if j.archive != 0 {
+		if n.isPaused("archiveAlerts") {
+			return
+		}
 		if err := n.cs.ArchiveAlerts(ctx, j.archive); err != nil {
 			n.metrics.failures.Inc()
 			n.fail("archiveAlerts", err)
@@ -209,6 +212,9 @@ func (n *Notifier) do(ctx context.Context, j job) {
 		n.ok("archiveAlerts")
 		n.state.Archive = removeInt(n.state.Archive, j.archive)
 		return
+	}
+	if op := j.op(); n.isPaused(op) {
+		return // refused for lack of permission: tried again after permissionRetry
 	}
 	p := n.part(j)
 	annotation, description, alertType, kind := n.texts(j)
@@ -313,4 +319,12 @@ func removeInt(list []int, v int) []int {
 		}
 	}
 	return out
+}
+
+// op names the CloudStack call a job makes, as fail and isPaused know it.
+func (j job) op() string {
+	if j.alert {
+		return "generateAlert"
+	}
+	return "addAnnotation"
 }

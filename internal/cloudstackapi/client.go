@@ -3,6 +3,7 @@
 package cloudstackapi
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -82,12 +83,28 @@ type ctxTransport struct {
 // clusters are all gone.
 func (t ctxTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := t.base.RoundTrip(r.WithContext(t.ctx))
-	if err != nil || resp.StatusCode != http.StatusOK {
+	if err != nil {
 		return resp, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		br := bufio.NewReaderSize(resp.Body, 512)
+		head, _ := br.Peek(512) // fewer bytes at the end of a short body
+		if err := htmlAnswer(resp, head); err != nil {
+			_ = resp.Body.Close()
+			return nil, err
+		}
+		resp.Body = struct {
+			io.Reader
+			io.Closer
+		}{br, resp.Body}
+		return resp, nil
 	}
 	body, err := io.ReadAll(resp.Body)
 	_ = resp.Body.Close()
 	if err != nil {
+		return nil, err
+	}
+	if err := htmlAnswer(resp, body); err != nil {
 		return nil, err
 	}
 	if err := errorEnvelope(body); err != nil {

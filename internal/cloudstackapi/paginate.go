@@ -17,7 +17,7 @@ func ListAll[T any](what string, size int, fetch Page[T]) ([]T, error) {
 	for p := 1; ; p++ {
 		count, items, err := fetchPage(fetch, p, size)
 		if err != nil {
-			return nil, fmt.Errorf("list %s, page %d: %w", what, p, Redact(err))
+			return nil, fmt.Errorf("list %s, page %d: %w", what, p, Hint(Redact(err)))
 		}
 		if len(items) == 0 && len(all) < total {
 			// CloudStack answers a page past the end as {}, without a count: say what happened

@@ -42,7 +42,7 @@ func (s *Writer) AddAnnotation(ctx context.Context, clusterID, text string) erro
 	p.SetAnnotation(text)
 	p.SetAdminsonly(true)
 	if err := cloudstackapi.Guard(func() error { _, err := c.Annotation.AddAnnotation(p); return err }); err != nil {
-		return fmt.Errorf("addAnnotation on cluster %s: %w", clusterID, cloudstackapi.Redact(err))
+		return fmt.Errorf("addAnnotation on cluster %s: %w", clusterID, cloudstackapi.WriteHint("addAnnotation", cloudstackapi.Redact(err)))
 	}
 	return nil
 }
@@ -85,7 +85,7 @@ func (s *Writer) GenerateAlert(ctx context.Context, alertType int, zoneID, descr
 		p.SetZoneid(zoneID)
 	}
 	if err := cloudstackapi.Guard(func() error { _, err := c.Alert.GenerateAlert(p); return err }); err != nil {
-		return fmt.Errorf("generateAlert type %d: %w", alertType, cloudstackapi.Redact(err))
+		return fmt.Errorf("generateAlert type %d: %w", alertType, cloudstackapi.WriteHint("generateAlert", cloudstackapi.Redact(err)))
 	}
 	return nil
 }
@@ -99,7 +99,7 @@ func (s *Writer) AlertStored(ctx context.Context, alertType int, description str
 	var r *cs.ListAlertsResponse
 	err := cloudstackapi.Guard(func() (err error) { r, err = c.Alert.ListAlerts(p); return err })
 	if err != nil {
-		return false, fmt.Errorf("listAlerts type %d: %w", alertType, cloudstackapi.Redact(err))
+		return false, fmt.Errorf("listAlerts type %d: %w", alertType, cloudstackapi.WriteHint("listAlerts", cloudstackapi.Redact(err)))
 	}
 	for _, a := range r.Alerts {
 		if a.Type == alertType && a.Description == description {
@@ -115,7 +115,7 @@ func (s *Writer) ArchiveAlerts(ctx context.Context, alertType int) error {
 	p := c.Alert.NewArchiveAlertsParams()
 	p.SetType(strconv.Itoa(alertType))
 	if err := cloudstackapi.Guard(func() error { _, err := c.Alert.ArchiveAlerts(p); return err }); err != nil {
-		return fmt.Errorf("archiveAlerts type %d: %w", alertType, cloudstackapi.Redact(err))
+		return fmt.Errorf("archiveAlerts type %d: %w", alertType, cloudstackapi.WriteHint("archiveAlerts", cloudstackapi.Redact(err)))
 	}
 	return nil
 }

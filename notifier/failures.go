@@ -1,0 +1,78 @@
+package notifier
+
+import (
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
+)
+
+// permissionRetry is how long the notifier waits before it tries an API again that the key's role
+// may not call: that is a configuration error, which a cycle later will not have fixed.
+const permissionRetry = time.Hour
+
+// failureReason is what makes two failures of an operation the same failure: CloudStack's error
+// code, or else the innermost error's text. The cluster or the alert type a call was for is
+// left out, so that one broken API is logged once, not once per cluster or per finding.
+func failureReason(err error) string {
+	if c := cloudstackapi.Code(err); c != 0 {
+		return "CloudStack error " + strconv.Itoa(c)
+	}
+	for {
+		inner := errors.Unwrap(err)
+		if inner == nil {
+			return err.Error()
+		}
+		err = inner
+	}
+}
+
+// fail logs a failing reason once per operation, not every cycle nor for every cluster. A
+// permission error is a configuration error: it is logged at error level with what to change,
+// counted by API, and the operation is not tried again before permissionRetry.
+func (n *Notifier) fail(op string, err error) {
+	reason := failureReason(err)
+	if cloudstackapi.Permission(err) {
+		n.paused[op] = n.now().Add(permissionRetry)
+		n.metrics.denied.WithLabelValues(op).Inc()
+	}
+	if n.failing[op] == reason {
+		n.logger.Debug("Notifier call still failing", "op", op, "err", err)
+		return
+	}
+	n.failing[op] = reason
+	if cloudstackapi.Permission(err) {
+		n.logger.Error("The API key may not make this notifier call: a configuration error, tried again in "+permissionRetry.String(),
+			"op", op, "err", err)
+		return
+	}
+	n.logger.Warn("Notifier call failed, it is retried on the next cycle", "op", op, "err", err)
+}
+
+func (n *Notifier) ok(op string) {
+	delete(n.paused, op)
+	if _, was := n.failing[op]; was {
+		delete(n.failing, op)
+		n.logger.Info("Notifier call works again", "op", op)
+	}
+}
+
+// isPaused reports whether op was refused for lack of permission less than permissionRetry ago.
+func (n *Notifier) isPaused(op string) bool {
+	until, ok := n.paused[op]
+	return ok && n.now().Before(until)
+}
+
+func newDeniedCounter() *prometheus.CounterVec {
+	c := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "cks_drift_notification_permission_denied_total",
+		Help: "Notifier calls CloudStack refused because the API key's role may not call the API (401 or 432 on a write), by API, since the exporter started.",
+	}, []string{"api"})
+	for _, api := range []string{"addAnnotation", "generateAlert", "archiveAlerts", "look up an earlier attempt"} {
+		c.WithLabelValues(api)
+	}
+	return c
+}
