@@ -97,6 +97,7 @@ func (n *Notifier) Configure(cs CloudStack, o Options) {
 		o.Types = DefaultTypeRange
 	}
 	n.cs, n.opts = cs, o
+	clear(n.paused) // a new key or role may allow what the old one did not
 }
 
 // FirstSeen returns the first-seen time remembered for a finding of a cluster, across restarts.
