@@ -13,6 +13,7 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/database"
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/kube"
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
 	"github.com/cks-drift-exporter/cks-drift-exporter/notifier"
 	notifiercs "github.com/cks-drift-exporter/cks-drift-exporter/notifier/cloudstack"
 )
@@ -50,15 +51,17 @@ func notifierOptions(cfg *config.Config) notifier.Options {
 // read here, so that a reload with an unreadable file fails and keeps the running configuration.
 func newSources(cfg *config.Config, pins kube.PinStore, logger *slog.Logger) (sources, error) {
 	inv, err := cloudstack.New(cloudstack.Options{
-		Endpoint:           cfg.CloudStack.Endpoint,
-		APIKey:             string(cfg.CloudStack.APIKey),
-		SecretKey:          string(cfg.CloudStack.SecretKey),
-		CAFile:             cfg.CloudStack.CAFile,
-		InsecureSkipVerify: cfg.CloudStack.InsecureSkipVerify,
-		Timeout:            cfg.CloudStack.Timeout,
-		PageSize:           cfg.CloudStack.PageSize,
-		IncludeProjects:    cfg.Check.IncludeProjects,
-		SSHPort:            cfg.SSH.Port,
+		API: cloudstackapi.Options{
+			Endpoint:           cfg.CloudStack.Endpoint,
+			APIKey:             string(cfg.CloudStack.APIKey),
+			SecretKey:          string(cfg.CloudStack.SecretKey),
+			CAFile:             cfg.CloudStack.CAFile,
+			InsecureSkipVerify: cfg.CloudStack.InsecureSkipVerify,
+			Timeout:            cfg.CloudStack.Timeout,
+		},
+		PageSize:        cfg.CloudStack.PageSize,
+		IncludeProjects: cfg.Check.IncludeProjects,
+		SSHPort:         cfg.SSH.Port,
 	})
 	if err != nil {
 		return sources{}, err

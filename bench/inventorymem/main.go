@@ -24,6 +24,7 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/bench/world"
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/cloudstack"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
 )
 
 func main() {
@@ -39,8 +40,7 @@ func main() {
 	_, vms, _ := w.Counts.Totals()
 	fmt.Printf("%d clusters, %d VMs; Go heap in use above the fake's own, sampled every 10 ms:\n", *clusters, vms)
 
-	src, err := cloudstack.New(cloudstack.Options{Endpoint: w.CS.Endpoint(), APIKey: w.CS.APIKey(), SecretKey: w.CS.SecretKey(),
-		PageSize: 500, IncludeProjects: true})
+	src, err := cloudstack.New(cloudstack.Options{API: cloudstackapi.Options{Endpoint: w.CS.Endpoint(), APIKey: w.CS.APIKey(), SecretKey: w.CS.SecretKey()}, PageSize: 500, IncludeProjects: true})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/cloudstack"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstacktest"
 )
 
@@ -23,7 +24,7 @@ func TestNewValidates(t *testing.T) {
 	if err := os.WriteFile(notPEM, []byte("this is not a certificate\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	good := cloudstack.Options{Endpoint: "https://cloud.example.com/client/api", APIKey: "k", SecretKey: "s"}
+	good := cloudstack.Options{API: cloudstackapi.Options{Endpoint: "https://cloud.example.com/client/api", APIKey: "k", SecretKey: "s"}}
 	tests := []struct {
 		name   string
 		change func(o *cloudstack.Options)
@@ -31,12 +32,12 @@ func TestNewValidates(t *testing.T) {
 		wantIs error
 	}{
 		{name: "complete", change: func(*cloudstack.Options) {}},
-		{name: "missing endpoint", change: func(o *cloudstack.Options) { o.Endpoint = "" }, wantIn: "endpoint, API key and secret key are required"},
-		{name: "missing API key", change: func(o *cloudstack.Options) { o.APIKey = "" }, wantIn: "endpoint, API key and secret key are required"},
-		{name: "missing secret key", change: func(o *cloudstack.Options) { o.SecretKey = "" }, wantIn: "endpoint, API key and secret key are required"},
-		{name: "CA file that does not exist", change: func(o *cloudstack.Options) { o.CAFile = filepath.Join(dir, "missing.pem") },
+		{name: "missing endpoint", change: func(o *cloudstack.Options) { o.API.Endpoint = "" }, wantIn: "endpoint, API key and secret key are required"},
+		{name: "missing API key", change: func(o *cloudstack.Options) { o.API.APIKey = "" }, wantIn: "endpoint, API key and secret key are required"},
+		{name: "missing secret key", change: func(o *cloudstack.Options) { o.API.SecretKey = "" }, wantIn: "endpoint, API key and secret key are required"},
+		{name: "CA file that does not exist", change: func(o *cloudstack.Options) { o.API.CAFile = filepath.Join(dir, "missing.pem") },
 			wantIn: "ca_file", wantIs: fs.ErrNotExist},
-		{name: "CA file without PEM", change: func(o *cloudstack.Options) { o.CAFile = notPEM }, wantIn: "holds no PEM certificate"},
+		{name: "CA file without PEM", change: func(o *cloudstack.Options) { o.API.CAFile = notPEM }, wantIn: "holds no PEM certificate"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,7 +88,7 @@ func TestNewTLS(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			src := newSource(t, s, cloudstack.Options{Endpoint: ts.URL + "/client/api", CAFile: tt.caFile, InsecureSkipVerify: tt.insecure})
+			src := newSource(t, s, cloudstack.Options{API: cloudstackapi.Options{Endpoint: ts.URL + "/client/api", CAFile: tt.caFile, InsecureSkipVerify: tt.insecure}})
 			inv, err := src.Inventory(context.Background())
 			if !tt.wantError {
 				if err != nil {

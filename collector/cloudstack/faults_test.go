@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/cloudstack"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstacktest"
 )
 
@@ -76,7 +77,7 @@ func TestInventoryFaults(t *testing.T) {
 			if tt.command != "" {
 				s.SetFault(tt.command, tt.fault)
 			}
-			src := newSource(t, s, cloudstack.Options{PageSize: 5, SecretKey: tt.secret, Timeout: tt.timeout})
+			src := newSource(t, s, cloudstack.Options{API: cloudstackapi.Options{SecretKey: tt.secret, Timeout: tt.timeout}, PageSize: 5})
 
 			inv, err := src.Inventory(context.Background())
 
@@ -132,7 +133,7 @@ func TestInventoryCancelled(t *testing.T) {
 			if tt.cancelOn == "" {
 				cancel()
 			}
-			src := newSource(t, s, cloudstack.Options{Endpoint: ts.URL + "/client/api"})
+			src := newSource(t, s, cloudstack.Options{API: cloudstackapi.Options{Endpoint: ts.URL + "/client/api"}})
 
 			inv, err := src.Inventory(ctx)
 

@@ -36,14 +36,14 @@ func startFake(t *testing.T, build func(w *cloudstacktest.World)) *cloudstacktes
 // newSource returns a Source for the fake; the endpoint and keys of o default to the fake's.
 func newSource(t *testing.T, s *cloudstacktest.Server, o cloudstack.Options) *cloudstack.Source {
 	t.Helper()
-	if o.Endpoint == "" {
-		o.Endpoint = s.Endpoint()
+	if o.API.Endpoint == "" {
+		o.API.Endpoint = s.Endpoint()
 	}
-	if o.APIKey == "" {
-		o.APIKey = s.APIKey()
+	if o.API.APIKey == "" {
+		o.API.APIKey = s.APIKey()
 	}
-	if o.SecretKey == "" {
-		o.SecretKey = s.SecretKey()
+	if o.API.SecretKey == "" {
+		o.API.SecretKey = s.SecretKey()
 	}
 	src, err := cloudstack.New(o)
 	if err != nil {

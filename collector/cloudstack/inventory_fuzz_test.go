@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/cloudstack"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstacktest"
 )
 
@@ -45,8 +46,7 @@ func FuzzInventoryResponse(f *testing.F) {
 		_, _ = w.Write(*body.Load())
 	}))
 	f.Cleanup(ts.Close)
-	src, err := cloudstack.New(cloudstack.Options{Endpoint: ts.URL + "/client/api", APIKey: fake.APIKey(),
-		SecretKey: fake.SecretKey(), Timeout: 2 * time.Second})
+	src, err := cloudstack.New(cloudstack.Options{API: cloudstackapi.Options{Endpoint: ts.URL + "/client/api", APIKey: fake.APIKey(), SecretKey: fake.SecretKey(), Timeout: 2 * time.Second}})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -3,21 +3,14 @@
 package cloudstack
 
 import (
-	"time"
-
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
 )
 
 // Options configure the inventory reader and its API connection.
 type Options struct {
-	Endpoint           string
-	APIKey             string
-	SecretKey          string
-	CAFile             string
-	InsecureSkipVerify bool
-	Timeout            time.Duration // per request
-	PageSize           int
-	IncludeProjects    bool
+	API             cloudstackapi.Options
+	PageSize        int
+	IncludeProjects bool
 	// SSHPort, when not zero, replaces the discovered SSH port of every cluster.
 	SSHPort int
 }
@@ -33,8 +26,7 @@ func New(o Options) (*Source, error) {
 	if o.PageSize <= 0 {
 		o.PageSize = 500
 	}
-	api, err := cloudstackapi.New(cloudstackapi.Options{Endpoint: o.Endpoint, APIKey: o.APIKey, SecretKey: o.SecretKey,
-		CAFile: o.CAFile, InsecureSkipVerify: o.InsecureSkipVerify, Timeout: o.Timeout})
+	api, err := cloudstackapi.New(o.API)
 	if err != nil {
 		return nil, err
 	}
