@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstacktest"
 )
 
 // World is a set of CloudStack rows, built in memory with the Add methods, changed freely by the
@@ -333,13 +335,8 @@ func (w *World) AddCluster(spec ClusterSpec) *ClusterSet {
 	control := func(i int) string { return fmt.Sprintf("%s-control-%x", prefix, stamp+int64(i)) }
 	worker := func(i int) string { return fmt.Sprintf("%s-node-%x", prefix, stamp+200+int64(i)) }
 	if spec.Pre416 {
-		control = func(i int) string {
-			if spec.Control == 1 {
-				return prefix + "-master"
-			}
-			return fmt.Sprintf("%s-master-%d", prefix, i+1)
-		}
-		worker = func(i int) string { return fmt.Sprintf("%s-node-%d", prefix, i+1) }
+		control = func(i int) string { return cloudstacktest.Pre416ControlName(prefix, i, spec.Control) }
+		worker = func(i int) string { return cloudstacktest.Pre416WorkerName(prefix, i) }
 	}
 	for i := 0; i < spec.Control; i++ {
 		s.Control = append(s.Control, w.AddVM(control(i), "Running", spec.Owner, spec.Created))

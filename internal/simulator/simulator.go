@@ -134,13 +134,8 @@ func (s *Simulator) AddCluster(spec ClusterSpec) (Cluster, error) {
 		control := func(i int) string { return fmt.Sprintf("%s-control-%x", prefix, stamp+int64(i)) }
 		worker := func(i int) string { return fmt.Sprintf("%s-node-%x", prefix, stamp+int64(100+i)) }
 		if spec.Pre416 {
-			control = func(i int) string {
-				if spec.Controls == 1 {
-					return prefix + "-master"
-				}
-				return fmt.Sprintf("%s-master-%d", prefix, i+1)
-			}
-			worker = func(i int) string { return fmt.Sprintf("%s-node-%d", prefix, i+1) }
+			control = func(i int) string { return cloudstacktest.Pre416ControlName(prefix, i, spec.Controls) }
+			worker = func(i int) string { return cloudstacktest.Pre416WorkerName(prefix, i) }
 		}
 		var vms []*cloudstacktest.VM
 		for i := 0; i < spec.Controls; i++ {
