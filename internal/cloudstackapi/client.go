@@ -30,10 +30,15 @@ type Options struct {
 	Timeout            time.Duration // per request
 }
 
+// MaxResponseBytes bounds one answer of the API. A page of 500 VMs is about 2 MiB; an answer
+// beyond the bound fails the call instead of growing the exporter's memory with it.
+const MaxResponseBytes = 64 << 20
+
 // Client makes signed calls to one CloudStack endpoint.
 type Client struct {
-	opts      Options
-	transport http.RoundTripper
+	opts        Options
+	transport   http.RoundTripper
+	maxResponse int64 // MaxResponseBytes; lower in tests
 }
 
 // New validates the options and prepares the HTTP transport (TLS from prometheus/common, with
@@ -63,19 +68,20 @@ func New(o Options) (*Client, error) {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.TLSClientConfig = tlsConfig
 	t.MaxIdleConnsPerHost = 8
-	return &Client{opts: o, transport: t}, nil
+	return &Client{opts: o, transport: t, maxResponse: MaxResponseBytes}, nil
 }
 
 // SDK returns an SDK client whose every request carries ctx. The SDK takes no context, so the
 // context is bound to a per-call transport: cancelling ctx aborts the request under way.
 func (c *Client) SDK(ctx context.Context) *cs.CloudStackClient {
-	hc := &http.Client{Transport: ctxTransport{ctx: ctx, base: c.transport}, Timeout: c.opts.Timeout}
+	hc := &http.Client{Transport: ctxTransport{ctx: ctx, base: c.transport, max: c.maxResponse}, Timeout: c.opts.Timeout}
 	return cs.NewAsyncClient(c.opts.Endpoint, c.opts.APIKey, c.opts.SecretKey, !c.opts.InsecureSkipVerify, cs.WithHTTPClient(hc))
 }
 
 type ctxTransport struct {
 	ctx  context.Context
 	base http.RoundTripper
+	max  int64 // bytes of one answer
 }
 
 // RoundTrip also refuses an error envelope sent with HTTP 200 (a proxy may do that): the SDK
@@ -86,6 +92,7 @@ func (t ctxTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if err != nil {
 		return resp, err
 	}
+	resp.Body = &cappedBody{ReadCloser: resp.Body, left: t.max, max: t.max} // the SDK reads error answers too
 	if resp.StatusCode != http.StatusOK {
 		br := bufio.NewReaderSize(resp.Body, 512)
 		head, _ := br.Peek(512) // fewer bytes at the end of a short body
@@ -112,6 +119,38 @@ func (t ctxTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	return resp, nil
+}
+
+// ErrResponseTooLarge is the error of an answer longer than MaxResponseBytes.
+var ErrResponseTooLarge = errors.New("CloudStack answer too large")
+
+// cappedBody fails a read past max bytes, so that no reader (io.ReadAll in the SDK included) can
+// hold more of one answer.
+type cappedBody struct {
+	io.ReadCloser
+	left, max int64
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// One byte more tells an answer of exactly max bytes from a longer one.
+		var one [1]byte
+		for {
+			n, err := b.ReadCloser.Read(one[:])
+			if n > 0 {
+				return 0, fmt.Errorf("%w: more than %d bytes (a smaller cloudstack.page_size makes each list answer shorter)", ErrResponseTooLarge, b.max)
+			}
+			if err != nil {
+				return 0, err
+			}
+		}
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 // errorEnvelope returns the error of {"<cmd>response": {"errorcode": N, "errortext": "..."}}. In
