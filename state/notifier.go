@@ -24,7 +24,7 @@ func (s *Store) LoadNotifierState() ([]byte, error) {
 // SaveNotifierState replaces the notifier's document in one transaction: a crash leaves either
 // the old or the new document, never a mix.
 func (s *Store) SaveNotifierState(doc []byte) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		b, err := tx.CreateBucketIfNotExists(bucketNotifier)
 		if err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -53,7 +54,7 @@ func Open(path string, readOnly bool) (s *Store, err error) {
 		return nil, fmt.Errorf("state file %s cannot be opened for writing (%w); give the exporter's user read and write access to it", path, err)
 	}
 	if err != nil {
-		return nil, corrupt(path, err)
+		return nil, damaged(path, err)
 	}
 	s = &Store{db: db, path: path}
 	if readOnly {
@@ -85,7 +86,7 @@ func Open(path string, readOnly bool) (s *Store, err error) {
 	})
 	if err != nil {
 		_ = db.Close()
-		return nil, corrupt(path, err)
+		return nil, damaged(path, err)
 	}
 	return s, nil
 }
@@ -127,6 +128,33 @@ func readBucket(b *bolt.Bucket) error {
 	})
 }
 
+// ErrDiskFull marks a write that failed because the state file's file system is full. The file
+// is not damaged (bbolt commits a whole transaction or nothing), and moving it away would lose
+// what it remembers: the remedy is space.
+var ErrDiskFull = errors.New("no space left on the file system of the state file")
+
+func isDiskFull(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
+}
+
+// damaged is the error of a file that could not be opened as state: a full disk, said so, or
+// damage, with how to start fresh.
+func damaged(path string, err error) error {
+	if isDiskFull(err) {
+		return fmt.Errorf("state file %s cannot be written: %w (%w); free space there and start again (the file is not damaged: keep it)", path, ErrDiskFull, err)
+	}
+	return corrupt(path, err)
+}
+
+// update runs fn in a write transaction; a full disk is marked ErrDiskFull.
+func (s *Store) update(fn func(*bolt.Tx) error) error {
+	err := s.db.Update(fn)
+	if isDiskFull(err) {
+		return fmt.Errorf("%w: %w", ErrDiskFull, err)
+	}
+	return err
+}
+
 func corrupt(path string, err error) error {
 	return fmt.Errorf("state file %s cannot be read (%w); to start fresh, stop the exporter and move the file away: every open finding will then be announced again", path, err)
 }
@@ -154,14 +182,14 @@ func (s *Store) PinnedHostKey(id string) (key []byte, ok bool, err error) {
 
 // PinHostKey remembers the host key of id.
 func (s *Store) PinHostKey(id string, key []byte) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketHostKeys).Put([]byte(id), key)
 	})
 }
 
 // ForgetHostKeys removes the pins whose id keep does not accept, for clusters that are gone.
 func (s *Store) ForgetHostKeys(keep func(id string) bool) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketHostKeys)
 		var drop [][]byte
 		if err := b.ForEach(func(k, _ []byte) error {
