@@ -143,7 +143,13 @@ rc=0
 if [ $rc = 1 ] && grep -q unmapped_vm "$tmp/once.log"; then pass "the upgraded binary checks the cloud (--once exit 1, drift)"; else fail "--once after upgrade: exit $rc"; cat "$tmp/once.log"; fi
 
 echo "== remove"
+# Enabled as an operator would (systemctl enable works without a running systemd): removal must
+# not leave the enablement link behind.
+wants=/etc/systemd/system/multi-user.target.wants/$name.service
+systemctl enable $name >/dev/null 2>&1 || true
+check "systemctl enable made $wants" test -L $wants
 dpkg --remove $name
+absent $wants
 check "dpkg says config-files" sh -c "dpkg-query -W -f='\${Status}' $name | grep -qx 'deinstall ok config-files'"
 absent /usr/bin/$name
 absent $unit
@@ -170,7 +176,7 @@ check "rpm -qp --configfiles: both /etc files" sh -c "[ \$(rpm -qp --configfiles
 scripts=$(rpm -qp --scripts "$rpm1" 2>/dev/null)
 check "rpm %pre creates the user" grep -q "useradd --system" <<<"$scripts"
 check "rpm %post reloads systemd" grep -q "daemon-reload" <<<"$scripts"
-check "rpm %preun stops the service" grep -q "disable --now" <<<"$scripts"
+check "rpm %preun stops and disables the service" grep -q "systemctl disable" <<<"$scripts"
 check "rpm owner of $state is $user" sh -c "rpm -qp --qf '[%{FILENAMES} %{FILEUSERNAME} %{FILEMODES:perms}\n]' '$rpm1' 2>/dev/null | grep -qx '$state $user drwx------'"
 check "rpm version is $version-1" sh -c "[ \"\$(rpm -qp --qf '%{VERSION}-%{RELEASE}' '$rpm1' 2>/dev/null)\" = '$version-1' ]"
 

@@ -1,12 +1,16 @@
 #!/bin/sh
-# Before removal (deb prerm "remove"; rpm %preun 0): stop the service. An upgrade restarts it
-# in the postinstall instead.
+# Before removal (deb prerm "remove"; rpm %preun 0): stop the service if systemd runs, and
+# disable it either way (systemctl disable works without a running systemd), so that no
+# enablement link outlives the unit. An upgrade restarts it in the postinstall instead.
 set -e
 case "$1" in
   remove|0) ;;
   *) exit 0 ;;
 esac
-if [ -d /run/systemd/system ]; then
-  systemctl disable --now cks-drift-exporter.service || true
+if command -v systemctl >/dev/null 2>&1; then
+  if [ -d /run/systemd/system ]; then
+    systemctl stop cks-drift-exporter.service || true
+  fi
+  systemctl disable cks-drift-exporter.service >/dev/null 2>&1 || true
 fi
 exit 0
