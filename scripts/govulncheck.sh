@@ -20,7 +20,9 @@
 #   VULNDB_VERSION       version of golang.org/x/vulndb, the database (default latest)
 #   GOVULNCHECK_DB       an existing database directory to use instead of building one
 #   GOVULNCHECK_CACHE    where built indexes are kept, one per vulndb version (default
-#                        ~/.cache/cks-drift-exporter/govulndb; "off" keeps none)
+#                        ~/.cache/cks-drift-exporter/govulndb; "off" keeps none). Runs may share
+#                        it at once: entries are published whole and rebuilt when incomplete
+#                        (scripts/vulncache.sh)
 #   KEEP_TMP=1           keep the scratch directory (database, JSON report) for inspection
 set -euo pipefail
 
@@ -42,6 +44,8 @@ done
 [ ${#args[@]} -gt 0 ] || args=(./...)
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/vulncache.sh
+. "$repo/scripts/vulncache.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/govulncheck.XXXXXX")
 if [ "${KEEP_TMP:-}" = 1 ]; then
 	echo "govulncheck.sh: scratch directory $tmp kept" >&2
@@ -67,10 +71,13 @@ if [ -z "$db" ]; then
 		vulndb_version=$(cd "$tmp" && go list -m -f '{{.Version}}' golang.org/x/vulndb@latest)
 	fi
 	cache=${GOVULNCHECK_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cks-drift-exporter/govulndb}
-	if [ "$cache" != off ] && [ -f "$cache/$vulndb_version/index/db.json" ]; then
+	if [ "$cache" != off ] && vulncache_valid "$cache/$vulndb_version"; then
 		db="$cache/$vulndb_version"
 		step "reusing the index of golang.org/x/vulndb@$vulndb_version in $db"
 	else
+		if [ "$cache" != off ] && [ -e "$cache/$vulndb_version" ]; then
+			step "the cached index in $cache/$vulndb_version is incomplete: building it again"
+		fi
 		step "downloading golang.org/x/vulndb@$vulndb_version"
 		mkdir -p "$tmp/scratch"
 		(
@@ -92,9 +99,8 @@ if [ -z "$db" ]; then
 		step "indexing $(find "$osv" -name '*.json' | wc -l) OSV entries of golang.org/x/vulndb@$vulndb_version"
 		db="$tmp/db"
 		(cd "$tmp/scratch" && go run golang.org/x/vulndb/cmd/indexdb -vulns "$osv" -out "$db")
-		if [ "$cache" != off ] && mkdir -p "$cache" && rm -rf "$cache/$vulndb_version.tmp" &&
-			cp -r "$db" "$cache/$vulndb_version.tmp" && mv "$cache/$vulndb_version.tmp" "$cache/$vulndb_version"; then
-			db="$cache/$vulndb_version"
+		if [ "$cache" != off ]; then
+			db=$(vulncache_put "$db" "$cache" "$vulndb_version")
 		fi
 	fi
 fi
