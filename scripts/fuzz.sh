@@ -23,4 +23,5 @@ FuzzParseNodes ./collector/kube
 FuzzParse ./config
 FuzzWebhook ./notifier
 FuzzInventoryResponse ./collector/cloudstack
+FuzzClusterAnswer ./collector/cloudstack
 TARGETS
