@@ -37,7 +37,7 @@ test:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 20m ./...
 	cd $(PROMQLCHECK) && $(GO) vet ./... && $(GO) test -race -count=1 ./...
-	$(MAKE) --no-print-directory chart-test
+	$(MAKE) --no-print-directory deploy-test
 	GO=$(GO) scripts/fuzz.sh $(FUZZTIME)
 
 demo:
@@ -52,6 +52,8 @@ lint:
 	cd $(PROMQLCHECK) && $(GO) mod tidy -diff && $(GO) vet ./... && $(GO) run $(STATICCHECK) ./...
 	$(GO) -C deploy/test mod tidy -diff
 	cd deploy/test && $(GO) run $(STATICCHECK) ./...
+	$(GO) -C deploy/image mod tidy -diff
+	cd deploy/image && $(GO) run $(STATICCHECK) ./...
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
@@ -72,12 +74,25 @@ chart:
 # The chart's offline tests (deploy/test, a module of its own with the Kubernetes API types):
 # helm lint and template, strict decoding, promtool. helm is built once from tools/helm (a long
 # first build; later runs find the binary up to date). No -race: the tests run no goroutines.
+# Then the daemonless image build (deploy/image) and its test.
 HELM_BIN := $(CURDIR)/build/helm
-.PHONY: chart-test
-chart-test:
+.PHONY: deploy-test
+deploy-test:
 	$(GO) -C tools/helm build -o $(HELM_BIN) helm.sh/helm/v3/cmd/helm
 	$(GO) -C deploy/test vet ./...
 	HELM=$(HELM_BIN) $(GO) -C deploy/test test -count=1 ./...
+	$(GO) -C deploy/image vet ./...
+	$(GO) -C deploy/image test -count=1 ./...
+
+# The container image without a daemon (deploy/image): the static binary, CA certificates and the
+# state directory on an empty base, user 65532, as a tarball for `docker load` or a registry
+# client, tagged as a release would publish it. `docker build .` makes the same image on distroless.
+IMAGE ?= ghcr.io/cks-drift-exporter/cks-drift-exporter
+.PHONY: image
+image: build
+	mkdir -p dist
+	$(GO) -C deploy/image run . -binary $(CURDIR)/$(BINARY) -version '$(PKG_VERSION)' -revision '$(REVISION)' \
+	  -tag '$(IMAGE):$(subst +,-,$(PKG_VERSION))' -o $(CURDIR)/dist/cks-drift-exporter-image.tar
 
 # The .deb and .rpm (packaging/nfpm.yaml) in dist/, built with nFPM at the version tools/nfpm
 # pins: no other toolchain. The version comes from git (packaging/version.sh), the binary is
