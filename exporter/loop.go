@@ -124,10 +124,12 @@ func (e *Exporter) runOnce(ctx context.Context, cfg *config.Config, src sources)
 		e.markDisabled()
 		return
 	}
-	next := cycle(ctx, e.snapshot.Load(), cfg, src, e.notifier, e.logger, e.now)
+	prev := e.snapshot.Load()
+	next := cycle(ctx, prev, cfg, src, e.notifier, e.logger, e.now)
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return // shutting down: a cut cycle is not published
 	}
+	logCycleSummary(prev, next, e.logger)
 	e.publish(next)
 	e.ready.Store(true)
 	e.at(handoffPublished)

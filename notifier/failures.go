@@ -76,3 +76,15 @@ func newDeniedCounter() *prometheus.CounterVec {
 	}
 	return c
 }
+
+// logCapped says, once per pass that holds findings back, how many new findings the alert cap
+// kept from being alerted one by one: they were logged and annotated, and one summary alert
+// names them.
+func (n *Notifier) logCapped() {
+	held := 0
+	for _, c := range n.summary {
+		held += c
+	}
+	n.logger.Info("The alert cap held new findings back: each is logged and annotated, and one summary alert names them",
+		"held_back", held, "clusters", len(n.summary), "max_alerts_per_cycle", n.opts.MaxAlertsPerCycle)
+}

@@ -81,6 +81,7 @@ func (n *Notifier) plan() []job {
 		}
 	}
 	if len(n.summary) > 0 {
+		n.logCapped()
 		if s.Summary == nil {
 			s.Summary = &Summary{Capped: make(map[string]int)}
 		}

@@ -82,7 +82,8 @@ func run() int {
 	if *once {
 		return e.RunOnce(ctx, os.Stdout, *onceFormat)
 	}
-	logger.Info("Starting cks-drift-exporter", "version", version.Info(), "build_context", version.BuildContext(), "config", *configFile)
+	logger.Info("Starting cks-drift-exporter", append([]any{"version", version.Info(), "build_context", version.BuildContext(),
+		"config", *configFile}, e.Settings()...)...)
 	if err := e.Run(ctx, exporter.ServeOptions{TelemetryPath: *telemetryPath, Web: webConfig}); err != nil {
 		logger.Error("Exporter stopped", "err", err)
 		return 1
