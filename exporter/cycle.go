@@ -38,7 +38,7 @@ func cycle(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, sr
 		next.Error = err.Error()
 		next.CycleFailures++
 		if ctx.Err() != nil { // shutting down: not CloudStack's failure, and the loop discards this snapshot
-			logger.Debug("Check cycle cut short: the exporter is stopping")
+			logger.Info("Check cycle stopped by shutdown before the inventory was read")
 			return next
 		}
 		logger.Error("Could not read the inventory from CloudStack, keeping the previous findings", "err", err)
