@@ -19,27 +19,6 @@ const (
 	dashboardsDir = "../../dashboards"
 )
 
-// TestChartFilesAreTheRepositorys: the chart's copies of the rules and dashboards are those of
-// rules/ and dashboards/, byte for byte; `make chart` copies them again.
-func TestChartFilesAreTheRepositorys(t *testing.T) {
-	want := map[string]string{rulesFile: filepath.Join(chartDir, "files", filepath.Base(rulesFile))}
-	dashboards, _ := filepath.Glob(filepath.Join(dashboardsDir, "*.json"))
-	copies, _ := filepath.Glob(filepath.Join(chartDir, "files", "dashboards", "*.json"))
-	if len(dashboards) == 0 || len(dashboards) != len(copies) {
-		t.Errorf("dashboards/ has %d dashboards, the chart %d: run make chart", len(dashboards), len(copies))
-	}
-	for _, d := range dashboards {
-		want[d] = filepath.Join(chartDir, "files", "dashboards", filepath.Base(d))
-	}
-	for src, dst := range want {
-		a, errA := os.ReadFile(src)
-		b, errB := os.ReadFile(dst)
-		if errA != nil || errB != nil || string(a) != string(b) {
-			t.Errorf("%s differs from %s (%v, %v): run make chart", dst, src, errA, errB)
-		}
-	}
-}
-
 // TestRenderedRulesAndDashboards: the rendered PrometheusRule holds exactly the groups of
 // rules/cks-drift.rules.yml and passes promtool check rules; each dashboard of dashboards/ is a
 // ConfigMap labelled for Grafana's sidecar with the dashboard as it is.
