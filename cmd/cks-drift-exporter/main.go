@@ -31,6 +31,7 @@ func run() int {
 	var (
 		configFile    = app.Flag("config.file", "Configuration file.").Default("cks-drift-exporter.yml").String()
 		configCheck   = app.Flag("config.check", "Validate the configuration file, print the problems and exit (0 valid, 1 invalid).").Bool()
+		preflight     = app.Flag("preflight", "Check, read-only, the API key and its role, one page of clusters and one login to a control node per zone; print a checklist with what to fix and exit (0 all passed, 1 a check failed).").Bool()
 		once          = app.Flag("once", "Run one check cycle, print the findings and exit: 0 no drift, 1 drift, 2 the check could not run. Sends no notifications.").Bool()
 		onceFormat    = app.Flag("once.format", "Output of --once: table (columns capped), wide (every column and the message) or json.").Default(exporter.FormatTable).Enum(exporter.FormatTable, exporter.FormatWide, exporter.FormatJSON)
 		forgetKeys    = app.Flag("ssh.forget-host-key", "Remove the pinned SSH host key of this cluster (uuid) from the state file and exit, after a control node was re-installed. Repeatable; the exporter must be stopped.").Strings()
@@ -61,6 +62,12 @@ func run() int {
 		}
 		fmt.Printf("%s: configuration is valid\n", *configFile)
 		return 0
+	}
+
+	if *preflight {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return exporter.Preflight(ctx, *configFile, os.Stdout, logger)
 	}
 
 	if len(*forgetKeys) > 0 {

@@ -1,0 +1,203 @@
+package exporter
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"sort"
+	"sync"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector/cloudstack"
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector/kube"
+	"github.com/cks-drift-exporter/cks-drift-exporter/config"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
+)
+
+// Preflight checks, read-only, what the exporter needs before it is started for real: the
+// configuration, the API key, whether its role allows every API the exporter calls, one page of
+// clusters, and one login to a control node (or Kubernetes API) per zone. It prints a checklist
+// with what to change for each failure and returns 0 when every check passed, 1 otherwise. It
+// writes nothing to CloudStack, to the clusters or to the state file: a host key is pinned in
+// memory only, so that it runs beside a running exporter.
+func Preflight(ctx context.Context, configFile string, w io.Writer, logger *slog.Logger) int {
+	p := &preflight{w: w}
+	cfg, err := config.Load(configFile)
+	if !p.check("configuration "+configFile, "valid", err) {
+		return p.done()
+	}
+	src, err := newSources(cfg, &memoryPins{}, logger)
+	if !p.check("back ends (keys, CA and known_hosts files)", "built", err) {
+		return p.done()
+	}
+	if src.close != nil {
+		defer func() { _ = src.close() }()
+	}
+	if api, ok := src.inventory.(*cloudstack.Source); ok {
+		if !p.apis(ctx, api.API(), cfg.CloudStack.Endpoint, preflightAPIs(cfg)) {
+			return p.done() // without the read APIs nothing below can pass
+		}
+		p.firstPage(ctx, api.API(), cfg.CloudStack.PageSize)
+	}
+	inv, err := src.inventory.Inventory(ctx)
+	if !p.check("inventory", fmt.Sprintf("%d clusters, %d VMs", len(inv.Clusters), len(inv.VMs)), cloudstackapi.Hint(err)) {
+		return p.done()
+	}
+	p.logins(ctx, cfg, inv, src.nodes)
+	return p.done()
+}
+
+type preflight struct {
+	w             io.Writer
+	passed, total int
+}
+
+// check prints one line of the checklist and reports whether it passed.
+func (p *preflight) check(what, ok string, err error) bool {
+	p.total++
+	if err != nil {
+		fmt.Fprintf(p.w, "FAIL  %s: %s\n", what, printable(err.Error()))
+		return false
+	}
+	p.passed++
+	fmt.Fprintf(p.w, "ok    %s: %s\n", what, printable(ok))
+	return true
+}
+
+func (p *preflight) done() int {
+	if p.passed == p.total {
+		fmt.Fprintf(p.w, "\nAll %d checks passed.\n", p.total)
+		return 0
+	}
+	fmt.Fprintf(p.w, "\n%d of %d checks failed.\n", p.total-p.passed, p.total)
+	return 1
+}
+
+// preflightAPIs are the APIs the key's role must allow with cfg: the reads always, the
+// notifier's calls when it sends them.
+func preflightAPIs(cfg *config.Config) []string {
+	apis := []string{"listKubernetesClusters", "listVirtualMachines", "listPortForwardingRules"}
+	if cfg.Check.NodeSource == config.NodeSourceKubernetesAPI && cfg.KubernetesAPI.KubeconfigDir == "" {
+		apis = append(apis, "getKubernetesClusterConfig")
+	}
+	if cfg.Notifier.Enabled {
+		if cfg.Notifier.Annotations {
+			apis = append(apis, "addAnnotation", "listAnnotations")
+		}
+		if cfg.Notifier.Alerts {
+			apis = append(apis, "generateAlert", "listAlerts", "archiveAlerts", "queryAsyncJobResult")
+		}
+	}
+	return apis
+}
+
+// apis asks listApis about each API: CloudStack lists only the APIs the caller's role allows,
+// and answers an error for the others. The first call also proves the endpoint and the keys.
+func (p *preflight) apis(ctx context.Context, api *cloudstackapi.Client, endpoint string, names []string) bool {
+	sdk := api.SDK(ctx)
+	readsOK := true
+	for i, name := range names {
+		params := sdk.APIDiscovery.NewListApisParams()
+		params.SetName(name)
+		var err error
+		if gerr := cloudstackapi.Guard(func() error { _, err = sdk.APIDiscovery.ListApis(params); return err }); gerr != nil {
+			err = gerr
+		}
+		if err != nil {
+			err = cloudstackapi.Redact(err)
+			if i == 0 && cloudstackapi.Code(err) != 431 {
+				// Not a "no such API" answer: the endpoint, the TLS or the keys are wrong.
+				p.check("CloudStack API at "+endpoint, "", cloudstackapi.Hint(err))
+				return false
+			}
+			err = &cloudstackapi.HintError{Err: err, Hint: fmt.Sprintf("allow %s in the role of the key's account", name)}
+		}
+		if i == 0 && err == nil {
+			p.check("CloudStack API at "+endpoint, "the keys are accepted", nil)
+		}
+		if !p.check("the key's role allows "+name, "yes", err) && i < 3 {
+			readsOK = false
+		}
+	}
+	return readsOK
+}
+
+// firstPage reads one page of clusters, as the first step of every cycle does.
+func (p *preflight) firstPage(ctx context.Context, api *cloudstackapi.Client, size int) {
+	sdk := api.SDK(ctx)
+	params := sdk.Kubernetes.NewListKubernetesClustersParams()
+	params.SetListall(true)
+	params.SetPage(1)
+	params.SetPagesize(size)
+	var r int
+	err := cloudstackapi.Guard(func() error {
+		resp, err := sdk.Kubernetes.ListKubernetesClusters(params)
+		if err == nil {
+			r = resp.Count
+		}
+		return err
+	})
+	p.check("one page of clusters", fmt.Sprintf("CloudStack counts %d clusters", r), cloudstackapi.Hint(cloudstackapi.Redact(err)))
+}
+
+// logins lists the nodes of one checkable cluster per zone, all zones at once.
+func (p *preflight) logins(ctx context.Context, cfg *config.Config, inv collector.Inventory, nodes NodeLister) {
+	first := make(map[string]collector.Cluster)
+	for _, c := range inv.Clusters {
+		if f, seen := first[c.ZoneName]; collector.Checkable(c) && (!seen || c.Name < f.Name) {
+			first[c.ZoneName] = c
+		}
+	}
+	zones := make([]string, 0, len(first))
+	for z := range first {
+		zones = append(zones, z)
+	}
+	sort.Strings(zones)
+	lines := make([]func(), len(zones))
+	var wg sync.WaitGroup
+	for i, z := range zones {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := first[z]
+			names, err := nodes.Nodes(ctx, c)
+			what := fmt.Sprintf("%s login in zone %s (cluster %s)", cfg.Check.NodeSource, z, c.Name)
+			if err != nil {
+				reason := kube.Reason(err)
+				err = &cloudstackapi.HintError{Err: err, Hint: reason + ": " + reasonText(reason)}
+			}
+			lines[i] = func() { p.check(what, fmt.Sprintf("%d Kubernetes nodes listed", len(names)), err) }
+		}()
+	}
+	wg.Wait()
+	for _, l := range lines {
+		l()
+	}
+	if len(zones) == 0 {
+		fmt.Fprintln(p.w, "--    no cluster in state Running or Alert: no login tried")
+	}
+}
+
+// memoryPins pins host keys for the preflight's own logins only.
+type memoryPins struct {
+	mu   sync.Mutex
+	keys map[string][]byte
+}
+
+func (m *memoryPins) PinnedHostKey(id string) ([]byte, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k, ok := m.keys[id]
+	return k, ok, nil
+}
+
+func (m *memoryPins) PinHostKey(id string, key []byte) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.keys == nil {
+		m.keys = make(map[string][]byte)
+	}
+	m.keys[id] = key
+	return nil
+}

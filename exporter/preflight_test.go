@@ -1,0 +1,67 @@
+package exporter
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/sshtest"
+)
+
+func TestPreflight(t *testing.T) {
+	e, cs := newEnv(t,
+		simulator.ClusterSpec{Name: "alpha", Zone: "zone1"},
+		simulator.ClusterSpec{Name: "beta", Zone: "zone1"},
+		simulator.ClusterSpec{Name: "gamma", Zone: "zone2"},
+		simulator.ClusterSpec{Name: "delta", Zone: "zone3", State: "Scaling"},
+	)
+	e.writeConfig("", "")
+	run := func() (int, string) {
+		var out bytes.Buffer
+		code := Preflight(context.Background(), e.cfg, &out, slog.New(slog.DiscardHandler))
+		return code, out.String()
+	}
+
+	code, out := run()
+	if code != 0 || strings.Contains(out, "FAIL") {
+		t.Fatalf("a sound setup: exit %d\n%s", code, out)
+	}
+	for _, want := range []string{
+		"ok    the key's role allows generateAlert: yes",
+		"ok    one page of clusters: CloudStack counts 4 clusters",
+		"ok    ssh login in zone zone1 (cluster alpha): 3 Kubernetes nodes listed",
+		"ok    ssh login in zone zone2 (cluster gamma)",
+		"All ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the checklist lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "zone3") {
+		t.Errorf("a login was tried in a zone whose only cluster is skipped:\n%s", out)
+	}
+	if w := e.writes(); len(w) != 0 {
+		t.Fatalf("preflight wrote to CloudStack: %q", w)
+	}
+
+	// One fault: the control node of gamma, the one cluster of zone2, refuses SSH.
+	e.sim.Node(cs[2].ID).SetMode(sshtest.Refuse)
+	code, out = run()
+	t.Logf("--preflight with the control node of zone2 refusing SSH:\n%s", out)
+	if code != 1 || !strings.Contains(out, "FAIL  ssh login in zone zone2 (cluster gamma)") ||
+		!strings.Contains(out, "handshake: the SSH handshake failed") || !strings.Contains(out, "1 of ") {
+		t.Fatalf("a refusing control node: exit %d\n%s", code, out)
+	}
+	e.sim.Node(cs[2].ID).SetMode(sshtest.Normal)
+
+	// A wrong secret key: the API check fails with the fix, and nothing after it is tried.
+	e.editConfig("secret_key: "+e.sim.CloudStack.SecretKey(), "secret_key: wrong")
+	code, out = run()
+	if code != 1 || !strings.Contains(out, "FAIL  CloudStack API at") || !strings.Contains(out, "cloudstack.secret_key") ||
+		strings.Contains(out, "login") {
+		t.Fatalf("a wrong secret: exit %d\n%s", code, out)
+	}
+}
