@@ -7,15 +7,17 @@ type ControlCandidate struct {
 	State   string
 	Control bool // flagged as a control node by the source (the database's control_node, 4.16+)
 	Etcd    bool // known to be an etcd node
+	// External is a node added with addNodesToKubernetesCluster (4.21+): a worker, never the
+	// control node CKS forwards SSH to.
+	External bool
 }
 
 // FirstControl returns the index of the VM that CKS forwards SSH to, or -1: among the VMs flagged
 // as control nodes (when the source knows the flag), the first Running one, else the first;
 // otherwise the first Running VM named like a control node of any release (IsControlName) that is
-// not an etcd node, else the
-// first such VM, else the first Running VM that is not an etcd node. A Running VM is preferred
-// because a Stopped or Destroyed first control node cannot answer. Both inventory sources use
-// it, so they choose the same node.
+// not an etcd node, else the first such VM, else the first Running VM that is neither an etcd nor
+// an external node. A Running VM is preferred because a Stopped or Destroyed first control node
+// cannot answer. Both inventory sources use it, so they choose the same node.
 func FirstControl(c Cluster, vms []ControlCandidate, flagged bool) int {
 	etcd := func(v ControlCandidate) bool { return v.Etcd || IsEtcdName(c, v.Name) }
 	runningFirst := func(ok func(ControlCandidate) bool) int {
@@ -44,7 +46,7 @@ func FirstControl(c Cluster, vms []ControlCandidate, flagged bool) int {
 		return i
 	}
 	for i, v := range vms {
-		if v.State == "Running" && !etcd(v) {
+		if v.State == "Running" && !etcd(v) && !v.External {
 			return i
 		}
 	}

@@ -83,3 +83,13 @@ func TestNamedAsNodesPre416(t *testing.T) {
 		t.Errorf("NamedAsNodes (-want +got):\n%s", diff)
 	}
 }
+
+// TestFirstControlNeverExternal never picks a node added with addNodesToKubernetesCluster
+// (isexternalnode, 4.21+) when no VM reads as a control node.
+func TestFirstControlNeverExternal(t *testing.T) {
+	c := Cluster{ID: "u", Name: "c"}
+	vms := []ControlCandidate{{Name: "byo-1", State: "Running", External: true}, {Name: "renamed", State: "Running"}}
+	if got := FirstControl(c, vms, false); got != 1 {
+		t.Errorf("FirstControl = %d, want 1", got)
+	}
+}

@@ -103,7 +103,7 @@ func joinLegacy(clusters []clusterRow, byID map[string]*vmRow) {
 }
 
 func candidate(m collector.MappedVM) collector.ControlCandidate {
-	return collector.ControlCandidate{Name: m.Name, State: m.State, Etcd: m.Etcd}
+	return collector.ControlCandidate{Name: m.Name, State: m.State, Etcd: m.Etcd, External: m.External}
 }
 
 func loginUser(v *wireVM) string {

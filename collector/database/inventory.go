@@ -124,7 +124,7 @@ func firstControl(c collector.Cluster, rows []mapRow, flagged bool) *mapRow {
 		if rows[i].vm.Valid && !rows[i].removed.Valid {
 			m := &rows[i]
 			visible = append(visible, m)
-			candidates = append(candidates, collector.ControlCandidate{Name: m.name.String, State: m.state.String, Control: m.control, Etcd: m.etcd})
+			candidates = append(candidates, collector.ControlCandidate{Name: m.name.String, State: m.state.String, Control: m.control, Etcd: m.etcd, External: m.external})
 		}
 	}
 	if i := collector.FirstControl(c, candidates, flagged); i >= 0 {
