@@ -10,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/cks-drift-exporter/cks-drift-exporter/examples"
 	"github.com/cks-drift-exporter/cks-drift-exporter/rules"
 )
 
@@ -98,7 +99,8 @@ func scalars(values ...string) *yaml.Node {
 	return seq
 }
 
-// alertmanagerConfig writes examples/alertmanager.yml with three changes and returns its path:
+// alertmanagerConfig writes examples/alertmanager.yml with its bridge blocks uncommented and
+// three changes, and returns its path:
 //   - the webhook URL of the cks-drift-bridge receiver points at the exporter under test (host
 //     and port only: scheme and path stay as shipped, so a wrong path fails the test);
 //   - its bearer token file is one holding the exporter's webhook token (the shipped
@@ -113,6 +115,11 @@ func alertmanagerConfig(t *testing.T, dir, exporterAddr string) string {
 	const file = "examples/alertmanager.yml"
 	data, err := os.ReadFile(filepath.Join("..", file))
 	if err != nil {
+		t.Fatal(err)
+	}
+	// The exporters of this test run with notifier.mode: alertmanager: the bridge's blocks are
+	// uncommented, as the file says to.
+	if data, err = examples.EnableBridge(data); err != nil {
 		t.Fatal(err)
 	}
 	doc := parseYAML(t, file, data)

@@ -41,21 +41,40 @@ func TestPrometheusConfig(t *testing.T) {
 	}
 }
 
+// TestAlertmanagerConfig: as shipped, for notifier.mode: direct, every alert goes to people only;
+// with the bridge blocks uncommented the drift alerts also go to the exporter's webhook.
 func TestAlertmanagerConfig(t *testing.T) {
 	amtool := requireTool(t, "amtool", "apt-get install prometheus-alertmanager")
-	run(t, amtool, "check-config", "alertmanager.yml")
+	shipped, err := os.ReadFile("alertmanager.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bridged, err := EnableBridge(shipped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bridgeFile := filepath.Join(t.TempDir(), "alertmanager.yml")
+	if err := os.WriteFile(bridgeFile, bridged, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{"alertmanager.yml", bridgeFile} {
+		run(t, amtool, "check-config", file)
+	}
 	for _, tc := range []struct {
+		file      string
 		labels    []string
 		receivers string
 	}{
-		{[]string{"alertname=CKSVMMapDrift", "cluster_name=prod", "kind=unmapped_vm", "severity=warning"}, "cks-drift-bridge,default"},
-		{[]string{"alertname=CKSNodeDrift", "cluster_name=prod", "kind=node_without_vm", "severity=warning"}, "cks-drift-bridge,default"},
-		{[]string{"alertname=CKSDriftCheckFailing", "job=cks-drift", "severity=critical"}, "default"},
-		{[]string{"alertname=NodeDown", "severity=critical"}, "default"},
+		{"alertmanager.yml", []string{"alertname=CKSVMMapDrift", "cluster_name=prod", "kind=unmapped_vm", "severity=warning"}, "default"},
+		{"alertmanager.yml", []string{"alertname=CKSNodeDrift", "cluster_name=prod", "kind=node_without_vm", "severity=warning"}, "default"},
+		{bridgeFile, []string{"alertname=CKSVMMapDrift", "cluster_name=prod", "kind=unmapped_vm", "severity=warning"}, "cks-drift-bridge,default"},
+		{bridgeFile, []string{"alertname=CKSNodeDrift", "cluster_name=prod", "kind=node_without_vm", "severity=warning"}, "cks-drift-bridge,default"},
+		{bridgeFile, []string{"alertname=CKSDriftCheckFailing", "job=cks-drift", "severity=critical"}, "default"},
+		{"alertmanager.yml", []string{"alertname=NodeDown", "severity=critical"}, "default"},
 	} {
-		t.Run(tc.labels[0], func(t *testing.T) {
+		t.Run(filepath.Base(filepath.Dir(tc.file))+"/"+tc.labels[0], func(t *testing.T) {
 			// --verify.receivers makes amtool exit non-zero when the route differs.
-			args := append([]string{"config", "routes", "test", "--config.file=alertmanager.yml",
+			args := append([]string{"config", "routes", "test", "--config.file=" + tc.file,
 				"--verify.receivers=" + tc.receivers}, tc.labels...)
 			out := run(t, amtool, args...)
 			if !strings.Contains(out, tc.receivers) {
@@ -109,7 +128,17 @@ func TestAddressesAgree(t *testing.T) {
 			} `yaml:"webhook_configs"`
 		} `yaml:"receivers"`
 	}
-	readYAML(t, "alertmanager.yml", &am)
+	shipped, err := os.ReadFile("alertmanager.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bridged, err := EnableBridge(shipped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(bridged, &am); err != nil {
+		t.Fatalf("alertmanager.yml with the bridge: %v", err)
+	}
 	var bridge *url.URL
 	for _, r := range am.Receivers {
 		if r.Name == "cks-drift-bridge" && len(r.WebhookConfigs) == 1 && r.WebhookConfigs[0].SendResolved {
