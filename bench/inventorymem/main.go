@@ -24,6 +24,7 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/bench/world"
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/cloudstack"
+	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
 )
 
@@ -40,7 +41,9 @@ func main() {
 	_, vms, _ := w.Counts.Totals()
 	fmt.Printf("%d clusters, %d VMs; Go heap in use above the fake's own, sampled every 10 ms:\n", *clusters, vms)
 
-	src, err := cloudstack.New(cloudstack.Options{API: cloudstackapi.Options{Endpoint: w.CS.Endpoint(), APIKey: w.CS.APIKey(), SecretKey: w.CS.SecretKey()}, PageSize: 500, IncludeProjects: true})
+	d := config.Defaults().CloudStack
+	src, err := cloudstack.New(cloudstack.Options{API: cloudstackapi.Options{Endpoint: w.CS.Endpoint(), APIKey: w.CS.APIKey(), SecretKey: w.CS.SecretKey(), Timeout: d.Timeout},
+		PageSize: d.PageSize, IncludeProjects: true})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -103,6 +106,7 @@ func measure(fn func()) (peakMiB, liveMiB float64) {
 // listPageWise lists clusters, VMs and port-forwarding rules in both scopes and converts every page at once, so that no
 // SDK struct outlives its page.
 func listPageWise(w *world.World) collector.Inventory {
+	size := config.Defaults().CloudStack.PageSize
 	c := cs.NewAsyncClient(w.CS.Endpoint(), w.CS.APIKey(), w.CS.SecretKey(), false)
 	var inv collector.Inventory
 	for _, scope := range []string{"", "-1"} {
@@ -111,7 +115,7 @@ func listPageWise(w *world.World) collector.Inventory {
 			p.SetListall(true)
 			p.SetDetails([]string{"min"})
 			p.SetPage(page)
-			p.SetPagesize(500)
+			p.SetPagesize(size)
 			if scope != "" {
 				p.SetProjectid(scope)
 			}
@@ -122,7 +126,7 @@ func listPageWise(w *world.World) collector.Inventory {
 			for _, v := range r.VirtualMachines {
 				inv.VMs = append(inv.VMs, collector.VM{ID: v.Id, Name: v.Name, State: v.State, Account: v.Account, DomainID: v.Domainid, ProjectID: v.Projectid})
 			}
-			if len(r.VirtualMachines) == 0 || page*500 >= r.Count {
+			if len(r.VirtualMachines) == 0 || page*size >= r.Count {
 				break
 			}
 		}
@@ -130,7 +134,7 @@ func listPageWise(w *world.World) collector.Inventory {
 			p := c.Kubernetes.NewListKubernetesClustersParams()
 			p.SetListall(true)
 			p.SetPage(page)
-			p.SetPagesize(500)
+			p.SetPagesize(size)
 			if scope != "" {
 				p.SetProjectid(scope)
 			}
@@ -146,7 +150,7 @@ func listPageWise(w *world.World) collector.Inventory {
 				}
 				inv.Clusters = append(inv.Clusters, cl)
 			}
-			if len(r.KubernetesClusters) == 0 || page*500 >= r.Count {
+			if len(r.KubernetesClusters) == 0 || page*size >= r.Count {
 				break
 			}
 		}
@@ -157,7 +161,7 @@ func listPageWise(w *world.World) collector.Inventory {
 			p := c.Firewall.NewListPortForwardingRulesParams()
 			p.SetListall(true)
 			p.SetPage(page)
-			p.SetPagesize(500)
+			p.SetPagesize(size)
 			if scope != "" {
 				p.SetProjectid(scope)
 			}
@@ -171,7 +175,7 @@ func listPageWise(w *world.World) collector.Inventory {
 					ports[rule.Ipaddressid+" "+rule.Virtualmachineid] = port
 				}
 			}
-			if len(r.PortForwardingRules) == 0 || page*500 >= r.Count {
+			if len(r.PortForwardingRules) == 0 || page*size >= r.Count {
 				break
 			}
 		}

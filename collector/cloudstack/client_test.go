@@ -24,7 +24,7 @@ func TestNewValidates(t *testing.T) {
 	if err := os.WriteFile(notPEM, []byte("this is not a certificate\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	good := cloudstack.Options{API: cloudstackapi.Options{Endpoint: "https://cloud.example.com/client/api", APIKey: "k", SecretKey: "s"}}
+	good := withConfigDefaults(cloudstack.Options{API: cloudstackapi.Options{Endpoint: "https://cloud.example.com/client/api", APIKey: "k", SecretKey: "s"}})
 	tests := []struct {
 		name   string
 		change func(o *cloudstack.Options)
@@ -37,6 +37,9 @@ func TestNewValidates(t *testing.T) {
 		{name: "missing secret key", change: func(o *cloudstack.Options) { o.API.SecretKey = "" }, wantIn: "endpoint, API key and secret key are required"},
 		{name: "CA file that does not exist", change: func(o *cloudstack.Options) { o.API.CAFile = filepath.Join(dir, "missing.pem") },
 			wantIn: "ca_file", wantIs: fs.ErrNotExist},
+		{name: "zero page size", change: func(o *cloudstack.Options) { o.PageSize = 0 }, wantIn: "page size 0 is not positive"},
+		{name: "negative page size", change: func(o *cloudstack.Options) { o.PageSize = -1 }, wantIn: "page size -1 is not positive"},
+		{name: "zero timeout", change: func(o *cloudstack.Options) { o.API.Timeout = 0 }, wantIn: "timeout 0s is not positive"},
 		{name: "CA file without PEM", change: func(o *cloudstack.Options) { o.API.CAFile = notPEM }, wantIn: "holds no PEM certificate"},
 	}
 	for _, tt := range tests {

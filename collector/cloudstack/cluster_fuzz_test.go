@@ -31,8 +31,8 @@ func FuzzClusterAnswer(f *testing.F) {
 	fake.Update(func(w *cloudstacktest.World) {
 		addCKS(w, accountCluster("prod"), 1, 1, 0)
 	})
-	src, err := cloudstack.New(cloudstack.Options{API: cloudstackapi.Options{Endpoint: fake.Endpoint(), APIKey: fake.APIKey(),
-		SecretKey: fake.SecretKey(), Timeout: 2 * time.Second}})
+	src, err := cloudstack.New(withConfigDefaults(cloudstack.Options{API: cloudstackapi.Options{Endpoint: fake.Endpoint(), APIKey: fake.APIKey(),
+		SecretKey: fake.SecretKey(), Timeout: 2 * time.Second}}))
 	if err != nil {
 		f.Fatal(err)
 	}

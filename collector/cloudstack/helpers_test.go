@@ -9,6 +9,7 @@ import (
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/cloudstack"
+	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstacktest"
 )
 
@@ -33,9 +34,11 @@ func startFake(t *testing.T, build func(w *cloudstacktest.World)) *cloudstacktes
 	return s
 }
 
-// newSource returns a Source for the fake; the endpoint and keys of o default to the fake's.
+// newSource returns a Source for the fake; the endpoint and keys of o default to the fake's, its
+// page size and timeout to the configuration's.
 func newSource(t *testing.T, s *cloudstacktest.Server, o cloudstack.Options) *cloudstack.Source {
 	t.Helper()
+	o = withConfigDefaults(o)
 	if o.API.Endpoint == "" {
 		o.API.Endpoint = s.Endpoint()
 	}
@@ -50,6 +53,19 @@ func newSource(t *testing.T, s *cloudstacktest.Server, o cloudstack.Options) *cl
 		t.Fatalf("New: %v", err)
 	}
 	return src
+}
+
+// withConfigDefaults fills the page size and the timeout left at zero in o with the
+// configuration's defaults, which New does not apply.
+func withConfigDefaults(o cloudstack.Options) cloudstack.Options {
+	d := config.Defaults().CloudStack
+	if o.PageSize == 0 {
+		o.PageSize = d.PageSize
+	}
+	if o.API.Timeout == 0 {
+		o.API.Timeout = d.Timeout
+	}
+	return o
 }
 
 // mustInventory reads the inventory and fails the test on an error.

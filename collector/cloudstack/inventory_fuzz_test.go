@@ -46,7 +46,7 @@ func FuzzInventoryResponse(f *testing.F) {
 		_, _ = w.Write(*body.Load())
 	}))
 	f.Cleanup(ts.Close)
-	src, err := cloudstack.New(cloudstack.Options{API: cloudstackapi.Options{Endpoint: ts.URL + "/client/api", APIKey: fake.APIKey(), SecretKey: fake.SecretKey(), Timeout: 2 * time.Second}})
+	src, err := cloudstack.New(withConfigDefaults(cloudstack.Options{API: cloudstackapi.Options{Endpoint: ts.URL + "/client/api", APIKey: fake.APIKey(), SecretKey: fake.SecretKey(), Timeout: 2 * time.Second}}))
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -3,10 +3,13 @@
 package cloudstack
 
 import (
+	"fmt"
+
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
 )
 
-// Options configure the inventory reader and its API connection.
+// Options configure the inventory reader and its API connection with validated values (the
+// configuration owns the defaults); New refuses a zero PageSize instead of choosing one.
 type Options struct {
 	API             cloudstackapi.Options
 	PageSize        int
@@ -24,7 +27,7 @@ type Source struct {
 // New validates the options and prepares the API connection (TLS with an extra CA if given).
 func New(o Options) (*Source, error) {
 	if o.PageSize <= 0 {
-		o.PageSize = 500
+		return nil, fmt.Errorf("cloudstack: page size %d is not positive", o.PageSize)
 	}
 	api, err := cloudstackapi.New(o.API)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/cloudstack"
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/database"
+	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstacktest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/mariadbtest"
@@ -235,7 +236,9 @@ func TestSameFindingsFromAPIAndDatabase(t *testing.T) {
 	fake := cloudstacktest.NewServer()
 	t.Cleanup(fake.Close)
 	fake.Update(mirror(x.w))
-	apiSrc, err := cloudstack.New(cloudstack.Options{API: cloudstackapi.Options{Endpoint: fake.Endpoint(), APIKey: fake.APIKey(), SecretKey: fake.SecretKey()}, IncludeProjects: true})
+	def := config.Defaults().CloudStack
+	apiSrc, err := cloudstack.New(cloudstack.Options{API: cloudstackapi.Options{Endpoint: fake.Endpoint(), APIKey: fake.APIKey(), SecretKey: fake.SecretKey(), Timeout: def.Timeout},
+		PageSize: def.PageSize, IncludeProjects: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/cloudstack"
+	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstacktest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/kubetest"
@@ -34,7 +35,8 @@ func newRig(t *testing.T, nodes ...kubetest.Node) *rig {
 	cs.Update(func(w *cloudstacktest.World) {
 		c = w.AddCluster(cloudstacktest.Cluster{Name: "prod", State: "Running", Endpoint: api.URL()})
 	})
-	source, err := cloudstack.New(cloudstack.Options{API: cloudstackapi.Options{Endpoint: cs.Endpoint(), APIKey: cs.APIKey(), SecretKey: cs.SecretKey(), Timeout: 5 * time.Second}})
+	source, err := cloudstack.New(cloudstack.Options{API: cloudstackapi.Options{Endpoint: cs.Endpoint(), APIKey: cs.APIKey(), SecretKey: cs.SecretKey(), Timeout: 5 * time.Second},
+		PageSize: config.Defaults().CloudStack.PageSize})
 	if err != nil {
 		t.Fatal(err)
 	}

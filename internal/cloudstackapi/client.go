@@ -20,7 +20,8 @@ import (
 	promconfig "github.com/prometheus/common/config"
 )
 
-// Options configure the API client.
+// Options configure the API client with validated values (the configuration owns the defaults);
+// New refuses a zero Timeout instead of choosing one.
 type Options struct {
 	Endpoint           string
 	APIKey             string
@@ -48,7 +49,7 @@ func New(o Options) (*Client, error) {
 		return nil, errors.New("cloudstack: endpoint, API key and secret key are required")
 	}
 	if o.Timeout <= 0 {
-		o.Timeout = 30 * time.Second
+		return nil, fmt.Errorf("cloudstack: timeout %s is not positive", o.Timeout)
 	}
 	// prometheus/common builds the TLS settings, as for every Prometheus client: ca_file, when
 	// given, is the one CA trusted for the API's certificate. The file is read here so that a

@@ -10,6 +10,7 @@ import (
 
 	cs "github.com/apache/cloudstack-go/v2/cloudstack"
 
+	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstacktest"
 )
 
@@ -25,7 +26,7 @@ func TestResponseCap(t *testing.T) {
 			w.AddVM(cloudstacktest.VM{Name: fmt.Sprintf("vm-%02d", i), State: "Running", Account: "acme"})
 		}
 	})
-	c, err := New(Options{Endpoint: s.Endpoint(), APIKey: s.APIKey(), SecretKey: s.SecretKey()})
+	c, err := New(Options{Endpoint: s.Endpoint(), APIKey: s.APIKey(), SecretKey: s.SecretKey(), Timeout: config.Defaults().CloudStack.Timeout})
 	if err != nil {
 		t.Fatal(err)
 	}

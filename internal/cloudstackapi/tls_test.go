@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 )
 
 // TestCAFile builds the client's TLS from ca_file: the server's own certificate as the CA is
@@ -28,7 +30,7 @@ func TestCAFile(t *testing.T) {
 	if err := os.WriteFile(notPEM, []byte("not a certificate\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Endpoint: ts.URL + "/client/api", APIKey: "k", SecretKey: "s"}
+	opts := Options{Endpoint: ts.URL + "/client/api", APIKey: "k", SecretKey: "s", Timeout: config.Defaults().CloudStack.Timeout}
 	for _, tc := range []struct {
 		name, caFile, newErr string
 		trusted              bool
