@@ -3,6 +3,7 @@ package notifier
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,8 +14,8 @@ import (
 // EntityType holds HOST, DOMAIN and VM only, and AddAnnotationCmd refuses any other entity type
 // with an internal error ("... is ot a valid EntityType to put annotations on", AddAnnotationCmd
 // .execute at 4.14.0.0 and 4.15.0.0). Retrying that refusal every cycle would fail forever, so
-// the first refusal is checked: if the management server says annotations on clusters do not
-// exist there, the notifier is told once, at WARN, and from then on annotations are skipped,
+// a refusal that names the entity type is checked with the probe: if the management server says
+// annotations on clusters do not exist there, the notifier is told once, at WARN, and from then on annotations are skipped,
 // counted, and only the alerts are sent.
 
 // ClusterAnnotationProbe is what a CloudStack writer answers when asked whether the release it
@@ -78,8 +79,8 @@ func (c *guarded) AddAnnotation(ctx context.Context, clusterID, text string) err
 		return nil
 	}
 	err := c.CloudStack.AddAnnotation(ctx, clusterID, text)
-	if err == nil {
-		return nil
+	if err == nil || !strings.Contains(strings.ToLower(err.Error()), "entitytype") {
+		return err // success, or a failure of another kind: tried again next cycle, as any failed call
 	}
 	supported, perr := c.probe.ClusterAnnotationsSupported(ctx)
 	if perr != nil || supported {
