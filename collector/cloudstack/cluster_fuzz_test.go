@@ -45,25 +45,7 @@ func FuzzClusterAnswer(f *testing.F) {
 		if err != nil {
 			return
 		}
-		texts := make(map[string]bool)
-		var walk func(v any)
-		walk = func(v any) {
-			switch v := v.(type) {
-			case string:
-				texts[v] = true
-			case []any:
-				for _, e := range v {
-					walk(e)
-				}
-			case map[string]any:
-				for _, e := range v {
-					walk(e)
-				}
-			}
-		}
-		var doc any
-		_ = json.Unmarshal(b, &doc)
-		walk(doc)
+		texts := stringsIn(b)
 		listed := make(map[string]bool)
 		for _, v := range inv.VMs {
 			listed[v.ID] = true
@@ -79,4 +61,28 @@ func FuzzClusterAnswer(f *testing.F) {
 			}
 		}
 	})
+}
+
+// stringsIn returns every string value in a JSON document, at any depth (none if it is not JSON).
+func stringsIn(b []byte) map[string]bool {
+	texts := make(map[string]bool)
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case string:
+			texts[v] = true
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		case map[string]any:
+			for _, e := range v {
+				walk(e)
+			}
+		}
+	}
+	var doc any
+	_ = json.Unmarshal(b, &doc)
+	walk(doc)
+	return texts
 }

@@ -69,25 +69,7 @@ func FuzzInventoryResponse(f *testing.F) {
 		if len(inv.Clusters) != 1 || inv.Clusters[0].Name != "prod" {
 			t.Errorf("Inventory() clusters = %+v, want the fake's one cluster", inv.Clusters)
 		}
-		texts := make(map[string]bool)
-		var walk func(v any)
-		walk = func(v any) {
-			switch v := v.(type) {
-			case string:
-				texts[v] = true
-			case []any:
-				for _, e := range v {
-					walk(e)
-				}
-			case map[string]any:
-				for _, e := range v {
-					walk(e)
-				}
-			}
-		}
-		var doc any
-		_ = json.Unmarshal(b, &doc)
-		walk(doc)
+		texts := stringsIn(b)
 		for _, vm := range inv.VMs {
 			if vm.ID == "" || !texts[vm.ID] {
 				t.Errorf("Inventory() holds VM %q, which the body does not list", vm.ID)
