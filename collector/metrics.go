@@ -45,7 +45,7 @@ func NewMetrics(load func() *Snapshot) *Metrics {
 func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{upDesc, enabledDesc, durationDesc, lastSuccessDesc, cyclesDesc, cycleFailDesc,
 		clusterInfoDesc, checkedDesc, reachableDesc, findingsDesc, findingDesc, kubectlFailDesc,
-		shardDesc, totalShardsDesc} {
+		shardDesc, totalShardsDesc, statusDesc} {
 		ch <- d
 	}
 }
@@ -80,6 +80,8 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 		gauge(clusterInfoDesc, 1, c.ID, c.Name, c.ZoneName, c.Account, c.Domain, c.Project, c.State, c.ClusterType)
 		gauge(checkedDesc, boolValue(cs.Checked), c.ID, c.Name)
 		gauge(reachableDesc, boolValue(cs.KubectlReachable), c.ID, c.Name)
+		status, reason := cs.Status()
+		gauge(statusDesc, 1, c.ID, c.Name, status, reason)
 		perKind := make(map[Kind]int, len(Kinds))
 		for _, f := range cs.Findings() {
 			perKind[f.Kind]++

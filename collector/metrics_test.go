@@ -23,6 +23,10 @@ func testSnapshot() *Snapshot {
 				Node: []Finding{{Kind: KindNodeWithoutVM, VMName: "ghost"}},
 			},
 			{
+				Cluster: Cluster{ID: "k3", Name: "dark", ZoneName: "zone2", Account: "alice", Domain: "ROOT", State: "Running", ClusterType: "CloudManaged"},
+				Checked: true, KubectlError: "timeout",
+			},
+			{
 				Cluster: Cluster{ID: "k2", Name: "busy", ZoneName: "zone1", Account: "bob", Domain: "ROOT", Project: "p", State: "Scaling", ClusterType: "CloudManaged"},
 			},
 		},
@@ -34,7 +38,7 @@ func testSnapshot() *Snapshot {
 func TestMetricsExposition(t *testing.T) {
 	t.Parallel()
 	names := []string{"cks_drift_up", "cks_drift_cycle_duration_seconds", "cks_drift_cluster_checked", "cks_drift_finding",
-		"cks_drift_findings", "cks_drift_cluster_info", "cks_drift_kubectl_failures_total"}
+		"cks_drift_findings", "cks_drift_cluster_info", "cks_drift_kubectl_failures_total", "cks_drift_cluster_status"}
 	got, err := testutil.CollectAndFormat(NewMetrics(testSnapshot), expfmt.TypeTextPlain, names...)
 	if err != nil {
 		t.Fatal(err)
