@@ -36,6 +36,8 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/bench/world"
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/kube"
+	"github.com/cks-drift-exporter/cks-drift-exporter/config"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/sshtest"
 )
 
 // seqResult is what the reference measured and what it extrapolates to.
@@ -119,7 +121,8 @@ func sequential(worldFile string, sample int, timeout time.Duration, pageSize in
 	if err != nil {
 		return r, err
 	}
-	lister, err := kube.NewLister(kube.Options{Signer: signer, Policy: kube.Pin, Pins: &kube.MemoryPins{}, Timeout: timeout,
+	lister, err := kube.NewLister(kube.Options{User: sshtest.DefaultUser, Signer: signer, Policy: config.HostKeyPin,
+		Pins: &kube.MemoryPins{}, Timeout: timeout, Command: sshtest.DefaultCommand, MaxNodes: 1000,
 		Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return r, err

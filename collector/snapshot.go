@@ -16,6 +16,10 @@ type ClusterStatus struct {
 	KubectlReachable bool
 	// KubectlError is a short reason why the node list could not be read, when it could not.
 	KubectlError string
+	// KubectlDetail says more, for operators: one short sanitised line (the first line of
+	// kubectl's stderr, the offered and expected host keys, ...), when the node list could not be
+	// read.
+	KubectlDetail string
 	// NodesEvaluated is true when the node side was compared in this cycle.
 	NodesEvaluated bool
 	VM             []Finding
@@ -55,8 +59,9 @@ func Checkable(c Cluster) bool {
 
 // NodeList is the outcome of listing one cluster's Kubernetes nodes.
 type NodeList struct {
-	Names []string
-	Err   string // reason; empty when Names were read
+	Names  []string
+	Err    string // reason; empty when Names were read
+	Detail string // with Err: one short sanitised line saying more
 }
 
 // Evaluate compares every cluster of the inventory and carries over what must not change: a
@@ -83,7 +88,7 @@ func EvaluateShard(prev []ClusterStatus, inv Inventory, nodes map[string]NodeLis
 		p := before[c.ID]
 		if !Checkable(c) {
 			out = append(out, ClusterStatus{Cluster: c, KubectlReachable: p.KubectlReachable, KubectlError: p.KubectlError,
-				VM: slices.Clone(p.VM), Node: slices.Clone(p.Node)})
+				KubectlDetail: p.KubectlDetail, VM: slices.Clone(p.VM), Node: slices.Clone(p.Node)})
 			continue
 		}
 		nl, listed := nodes[c.ID]
@@ -91,7 +96,7 @@ func EvaluateShard(prev []ClusterStatus, inv Inventory, nodes map[string]NodeLis
 		res := Compare(c, idx, Nodes{Names: nl.Names, Evaluated: evaluated}, now, grace)
 		s := ClusterStatus{Cluster: c, Checked: true, KubectlReachable: evaluated, NodesEvaluated: evaluated, VM: res.VM, Node: res.Node}
 		if !evaluated {
-			s.KubectlError = nl.Err
+			s.KubectlError, s.KubectlDetail = nl.Err, nl.Detail
 			if !listed {
 				s.KubectlError = "not_listed"
 			}

@@ -93,7 +93,15 @@ type SSH struct {
 	Port           int           `yaml:"port"`
 	Timeout        time.Duration `yaml:"timeout"`
 	KubectlCommand string        `yaml:"kubectl_command"`
+	// MaxNodes bounds the node list of one cluster: a longer one is not a real cluster's and
+	// makes the node side unreadable for that cycle.
+	MaxNodes int `yaml:"max_nodes"`
 }
+
+// DefaultKubectlCommand is the default ssh.kubectl_command. kubectl's own --request-timeout is
+// below the default ssh.timeout, so that a hung API server makes kubectl exit with a message
+// instead of leaving it running on the node when the session is cut.
+const DefaultKubectlCommand = "sudo /opt/bin/kubectl get nodes -o name --request-timeout=5s"
 
 // HostKeyPolicy says how far a control node's SSH host key is trusted.
 type HostKeyPolicy string
@@ -179,7 +187,8 @@ func defaults() Config {
 			PrivateKeyFile: "/var/lib/cloudstack/management/.ssh/id_rsa",
 			HostKeyPolicy:  HostKeyPin,
 			Timeout:        10 * time.Second,
-			KubectlCommand: "sudo /opt/bin/kubectl get nodes -o name",
+			KubectlCommand: DefaultKubectlCommand,
+			MaxNodes:       1000,
 		},
 		Notifier: Notifier{
 			Enabled:                  true,

@@ -45,6 +45,7 @@ func TestLoadGood(t *testing.T) {
 			Port:           2222,
 			Timeout:        20 * time.Second,
 			KubectlCommand: "kubectl --kubeconfig /etc/kubernetes/admin.conf get nodes -o name",
+			MaxNodes:       250,
 		},
 		Notifier: Notifier{
 			Enabled:                  false,
@@ -110,7 +111,8 @@ func TestLoadMinimalTakesDefaults(t *testing.T) {
 			PrivateKeyFile: "/var/lib/cloudstack/management/.ssh/id_rsa",
 			HostKeyPolicy:  HostKeyPin,
 			Timeout:        10 * time.Second,
-			KubectlCommand: "sudo /opt/bin/kubectl get nodes -o name",
+			KubectlCommand: "sudo /opt/bin/kubectl get nodes -o name --request-timeout=5s",
+			MaxNodes:       1000,
 		},
 		Notifier: Notifier{
 			Enabled:                  true,

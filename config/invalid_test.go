@@ -32,6 +32,7 @@ var invalid = map[string]string{
 	"port":                       `ssh.port: must be between 0 and 65535, not 70000`,
 	"node-source": `check.node_source: must be ssh or kubernetes_api, not "kubectl"
 kubernetes_api.timeout: must be greater than zero`,
+	"max-nodes": `ssh.max_nodes: must be between 1 and 100000, not 0`,
 	"database": `database.dsn or database.dsn_file is required
 database.max_open_conns: must be between 1 and 100, not 0`,
 	"alert-types": `notifier.alert_type_min: must be between 1000 and 32766, not 28

@@ -49,6 +49,7 @@ func validate(c *Config) []*problem {
 	v.between("ssh.port", s.Port, 0, 65535)
 	v.positive("ssh.timeout", s.Timeout)
 	v.notEmpty("ssh.kubectl_command", s.KubectlCommand)
+	v.between("ssh.max_nodes", s.MaxNodes, 1, 100000)
 
 	switch c.Notifier.Mode {
 	case NotifierDirect, NotifierAlertmanager:

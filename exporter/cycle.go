@@ -119,7 +119,7 @@ func listNodes(ctx context.Context, clusters []collector.Cluster, lister NodeLis
 			names, err := lister.Nodes(ctx, c)
 			nl := collector.NodeList{Names: names}
 			if err != nil {
-				nl = collector.NodeList{Err: kube.Reason(err)}
+				nl = collector.NodeList{Err: kube.Reason(err), Detail: kube.Detail(err)}
 				logger.Debug("Could not list the Kubernetes nodes, comparing the VM map with the VMs in CloudStack only",
 					"cluster", c.Name, "cluster_id", c.ID, "reason", nl.Err, "err", err)
 			}
@@ -149,7 +149,7 @@ func logReachability(prev, cur []collector.ClusterStatus, authSummarized bool, l
 		case authSummarized && s.KubectlError == authReason: // in the summary line already
 		case !s.KubectlReachable && (!seen || p.KubectlError != s.KubectlError):
 			logger.Warn("Could not list the Kubernetes nodes of the cluster; comparing its VM map with the VMs in CloudStack only",
-				"cluster", s.Cluster.Name, "cluster_id", s.Cluster.ID, "reason", s.KubectlError,
+				"cluster", s.Cluster.Name, "cluster_id", s.Cluster.ID, "reason", s.KubectlError, "detail", s.KubectlDetail,
 				"ssh_host", s.Cluster.SSH.Host, "ssh_port", s.Cluster.SSH.Port)
 		case s.KubectlReachable && seen && p.KubectlError != "":
 			logger.Info("The Kubernetes nodes of the cluster can be listed again", "cluster", s.Cluster.Name, "cluster_id", s.Cluster.ID)

@@ -46,6 +46,7 @@ type Exporter struct {
 	notifierMetrics *notifier.Metrics
 	// annotationGuard stops annotations where the release has none for clusters (before 4.16).
 	annotationGuard *notifier.AnnotationGuard
+	sshMetrics      *kube.Metrics // outlives reloads, like the node lister's retries it counts
 
 	mu  sync.Mutex // guards cfg and src: the loop swaps them on a reload, others read them
 	cfg *config.Config
@@ -92,7 +93,8 @@ func New(opts Options) (*Exporter, error) {
 	if err != nil {
 		return nil, err
 	}
-	src, err := newSources(cfg, store, opts.Logger)
+	sshMetrics := kube.NewMetrics()
+	src, err := newSources(cfg, store, sshMetrics, opts.Logger)
 	if err != nil {
 		_ = store.Close()
 		return nil, err
@@ -103,6 +105,7 @@ func New(opts Options) (*Exporter, error) {
 		shard:      opts.Shard,
 		now:        opts.Now,
 		store:      store,
+		sshMetrics: sshMetrics,
 		cfg:        cfg,
 		src:        src,
 		trigger:    make(chan struct{}, 1),
@@ -229,7 +232,7 @@ func (e *Exporter) reload() (replaced sources, toggled bool, err error) {
 	if cfg.Storage.Path != e.store.Path() {
 		return sources{}, false, fmt.Errorf("%s: storage.path: cannot change while running (restart the exporter to use %s)", e.configFile, cfg.Storage.Path)
 	}
-	src, err := newSources(cfg, e.store, e.logger)
+	src, err := newSources(cfg, e.store, e.sshMetrics, e.logger)
 	if err != nil {
 		return sources{}, false, fmt.Errorf("%s: %w", e.configFile, err)
 	}

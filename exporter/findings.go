@@ -37,6 +37,7 @@ type ClusterReport struct {
 	Checked          bool                `json:"checked"`
 	KubectlReachable bool                `json:"kubectl_reachable"`
 	KubectlError     string              `json:"kubectl_error,omitempty"`
+	KubectlDetail    string              `json:"kubectl_detail,omitempty"`
 	Findings         []collector.Finding `json:"findings"`
 }
 
@@ -53,7 +54,8 @@ func NewReport(s *collector.Snapshot) Report {
 			ID: c.ID, Name: c.Name, State: c.State, ClusterType: c.ClusterType, Zone: c.ZoneName,
 			Account: c.Account, Domain: c.Domain, Project: c.Project,
 			Checked: cs.Checked, KubectlReachable: cs.KubectlReachable, KubectlError: cs.KubectlError,
-			Findings: cs.Findings(),
+			KubectlDetail: cs.KubectlDetail,
+			Findings:      cs.Findings(),
 		})
 	}
 	r.Summary = Summarize(r.Clusters)

@@ -12,6 +12,9 @@ const (
 	ExitClean    = 0 // no drift
 	ExitDrift    = 1 // drift found
 	ExitCheckErr = 2 // the check could not run
+	// ExitNodesUnread: no drift found, but the node side of at least one checked cluster could
+	// not be read, so "no drift" is not the whole answer.
+	ExitNodesUnread = 3
 )
 
 // RunOnce runs a single cycle without notifications, prints the findings in format (FormatTable,
@@ -36,7 +39,19 @@ func (e *Exporter) RunOnce(ctx context.Context, w io.Writer, format string) int 
 		return ExitCheckErr
 	case report.FindingCount() > 0:
 		return ExitDrift
+	case nodesUnread(report):
+		return ExitNodesUnread
 	default:
 		return ExitClean
 	}
+}
+
+// nodesUnread reports whether a checked cluster's nodes could not be listed.
+func nodesUnread(r Report) bool {
+	for _, c := range r.Clusters {
+		if c.Checked && !c.KubectlReachable {
+			return true
+		}
+	}
+	return false
 }

@@ -27,7 +27,7 @@ func Preflight(ctx context.Context, configFile string, w io.Writer, logger *slog
 	if !p.check("configuration "+configFile, "valid", err) {
 		return p.done()
 	}
-	src, err := newSources(cfg, &memoryPins{}, logger)
+	src, err := newSources(cfg, &memoryPins{}, kube.NewMetrics(), logger)
 	if !p.check("back ends (keys, CA and known_hosts files)", "built", err) {
 		return p.done()
 	}

@@ -6,6 +6,7 @@ import (
 	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector/kube"
 	"github.com/cks-drift-exporter/cks-drift-exporter/notifier"
 )
 
@@ -39,13 +40,16 @@ func (e *Exporter) newLiveRegistry() *prometheus.Registry {
 	e.refused = newRefusedCounter()
 	e.conns = newConnMetrics()
 
+	if e.sshMetrics == nil {
+		e.sshMetrics = kube.NewMetrics()
+	}
 	r := prometheus.NewRegistry()
 	r.MustRegister(
 		versioncollector.NewCollector("cks_drift_exporter"),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		e.reloadOK, e.reloadTime, e.reloadsTotal, e.webhooks, e.refused,
-		e.conns.open, e.conns.waited,
+		e.conns.open, e.conns.waited, e.sshMetrics,
 	)
 	e.notifierMetrics = notifier.NewMetrics(r)
 	e.annotationGuard = notifier.NewAnnotationGuard(r, e.logger)

@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
-
-	"golang.org/x/crypto/ssh"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/cloudstack"
@@ -48,8 +45,10 @@ func notifierOptions(cfg *config.Config) notifier.Options {
 }
 
 // newSources builds the back ends of cfg. Files it needs (the SSH key, known_hosts, the CA) are
-// read here, so that a reload with an unreadable file fails and keeps the running configuration.
-func newSources(cfg *config.Config, pins kube.PinStore, logger *slog.Logger) (sources, error) {
+// read and the database DSN is parsed here, so that a reload with an unreadable file fails and
+// keeps the running configuration. Start-up, reload and --config.check (CheckConfig) all build
+// their back ends here, so that they judge a configuration alike.
+func newSources(cfg *config.Config, pins kube.PinStore, sshMetrics *kube.Metrics, logger *slog.Logger) (sources, error) {
 	inv, err := cloudstack.New(cloudstack.Options{
 		API: cloudstackapi.Options{
 			Endpoint:           cfg.CloudStack.Endpoint,
@@ -66,22 +65,20 @@ func newSources(cfg *config.Config, pins kube.PinStore, logger *slog.Logger) (so
 	if err != nil {
 		return sources{}, err
 	}
-	pem, err := os.ReadFile(cfg.SSH.PrivateKeyFile)
+	signer, err := kube.ReadPrivateKey(cfg.SSH.PrivateKeyFile)
 	if err != nil {
 		return sources{}, fmt.Errorf("ssh.private_key_file: %w", err)
-	}
-	signer, err := ssh.ParsePrivateKey(pem)
-	if err != nil {
-		return sources{}, fmt.Errorf("ssh.private_key_file %s: %w", cfg.SSH.PrivateKeyFile, err)
 	}
 	lister, err := kube.NewLister(kube.Options{
 		User:           cfg.SSH.User,
 		Signer:         signer,
-		Policy:         kube.HostKeyPolicy(cfg.SSH.HostKeyPolicy),
+		Policy:         cfg.SSH.HostKeyPolicy,
 		KnownHostsFile: cfg.SSH.KnownHostsFile,
 		Pins:           pins,
 		Timeout:        cfg.SSH.Timeout,
 		Command:        cfg.SSH.KubectlCommand,
+		MaxNodes:       cfg.SSH.MaxNodes,
+		Metrics:        sshMetrics,
 		Logger:         logger,
 	})
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -16,10 +15,7 @@ import (
 	"github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 
-	"github.com/cks-drift-exporter/cks-drift-exporter/collector/kube"
-	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 	"github.com/cks-drift-exporter/cks-drift-exporter/exporter"
-	"github.com/cks-drift-exporter/cks-drift-exporter/state"
 )
 
 func main() {
@@ -32,7 +28,7 @@ func run() int {
 		configFile    = app.Flag("config.file", "Configuration file.").Default("cks-drift-exporter.yml").String()
 		configCheck   = app.Flag("config.check", "Validate the configuration file, print the problems and exit (0 valid, 1 invalid).").Bool()
 		preflight     = app.Flag("preflight", "Check, read-only, the API key and its role, one page of clusters and one login to a control node per zone; print a checklist with what to fix and exit (0 all passed, 1 a check failed).").Bool()
-		once          = app.Flag("once", "Run one check cycle, print the findings and exit: 0 no drift, 1 drift, 2 the check could not run. Sends no notifications.").Bool()
+		once          = app.Flag("once", "Run one check cycle, print the findings and exit: 0 no drift, 1 drift, 2 the check could not run, 3 no drift found but the nodes of a checked cluster could not be listed. Sends no notifications.").Bool()
 		onceFormat    = app.Flag("once.format", "Output of --once: table (columns capped), wide (every column and the message) or json.").Default(exporter.FormatTable).Enum(exporter.FormatTable, exporter.FormatWide, exporter.FormatJSON)
 		forgetKeys    = app.Flag("ssh.forget-host-key", "Remove the pinned SSH host key of this cluster (uuid) from the state file and exit, after a control node was re-installed. Repeatable; the exporter must be stopped.").Strings()
 		shardFromHost = app.Flag("check.shard-from-hostname", "Take check.shard from the ordinal at the end of the hostname (cks-drift-exporter-2 is shard 2), as the replicas of a StatefulSet are named; check.total_shards stays in the configuration.").Bool()
@@ -56,7 +52,7 @@ func run() int {
 	}
 
 	if *configCheck {
-		if _, err := exporter.LoadConfig(*configFile, shard); err != nil {
+		if err := exporter.CheckConfig(*configFile, shard); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
@@ -71,7 +67,7 @@ func run() int {
 	}
 
 	if len(*forgetKeys) > 0 {
-		return forgetHostKeys(*configFile, *forgetKeys)
+		return forgetHostKeys(*configFile, *forgetKeys, os.Stdout, os.Stderr)
 	}
 
 	e, err := exporter.New(exporter.Options{ConfigFile: *configFile, Logger: logger, Shard: shard, EnableLifecycle: *lifecycle})
@@ -95,33 +91,5 @@ func run() int {
 		logger.Error("Exporter stopped", "err", err)
 		return 1
 	}
-	return 0
-}
-
-// forgetHostKeys removes pinned host keys, so that the next contact pins the node's new key.
-func forgetHostKeys(configFile string, clusters []string) int {
-	cfg, err := config.Load(configFile)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	store, err := state.Open(cfg.Storage.Path, false)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer store.Close()
-	forget := make(map[string]bool, len(clusters))
-	for _, c := range clusters {
-		forget[c] = true
-	}
-	err = store.ForgetHostKeys(func(id string) bool {
-		return !forget[kube.PinCluster(id)]
-	})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	fmt.Printf("Forgot the pinned host keys of %s in %s\n", strings.Join(clusters, ", "), cfg.Storage.Path)
 	return 0
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -31,7 +32,7 @@ func TestForgetHostKey(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if code := forgetHostKeys(cfg, []string{"c1"}); code != 0 {
+	if code := forgetHostKeys(cfg, []string{"c1"}, io.Discard, io.Discard); code != 0 {
 		t.Fatalf("forgetHostKeys exit %d", code)
 	}
 

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
+	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/sshtest"
 )
 
@@ -48,7 +49,7 @@ func newFixture(t *testing.T) *fixture {
 // lister builds a Lister for f with the insecure policy unless change says otherwise.
 func (f *fixture) lister(t *testing.T, change func(*Options)) *Lister {
 	t.Helper()
-	o := Options{Signer: f.signer, Policy: Insecure, Timeout: 10 * time.Second}
+	o := validOptions(f.signer)
 	if change != nil {
 		change(&o)
 	}
@@ -57,6 +58,15 @@ func (f *fixture) lister(t *testing.T, change func(*Options)) *Lister {
 		t.Fatalf("NewLister: %v", err)
 	}
 	return l
+}
+
+// validOptions are Options as the configuration's defaults give them, with the insecure policy
+// and a retry that does not wait.
+func validOptions(signer ssh.Signer) Options {
+	return Options{
+		User: sshtest.DefaultUser, Signer: signer, Policy: config.HostKeyInsecure, Timeout: 10 * time.Second,
+		Command: sshtest.DefaultCommand, MaxNodes: 1000, Jitter: func() time.Duration { return 0 },
+	}
 }
 
 // nodes calls Nodes with a context that ends with the test.

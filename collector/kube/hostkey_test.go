@@ -10,6 +10,7 @@ import (
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
 
+	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/sshtest"
 )
 
@@ -52,7 +53,7 @@ func TestStrict(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := f.srv.Commands()
-			l := f.lister(t, func(o *Options) { o.Policy, o.KnownHostsFile = Strict, tt.file })
+			l := f.lister(t, func(o *Options) { o.Policy, o.KnownHostsFile = config.HostKeyStrict, tt.file })
 			nodes, err := f.nodes(t, l)
 			if tt.reason == "" {
 				if err != nil || len(nodes) != 2 {
@@ -72,7 +73,7 @@ func TestPin(t *testing.T) {
 	f := newFixture(t)
 	pins := &MemoryPins{}
 	var logs logBuffer
-	l := f.lister(t, func(o *Options) { o.Policy, o.Pins, o.Logger = Pin, pins, logs.logger() })
+	l := f.lister(t, func(o *Options) { o.Policy, o.Pins, o.Logger = config.HostKeyPin, pins, logs.logger() })
 	id := f.cluster.ID + " " + f.srv.Addr()
 	first := f.srv.HostKey()
 
@@ -83,8 +84,10 @@ func TestPin(t *testing.T) {
 	if !ok || !bytes.Equal(pinned, first.Marshal()) {
 		t.Fatalf("first contact pinned %x (ok=%v) under %q, want the server's key", pinned, ok, id)
 	}
-	if !strings.Contains(logs.String(), "pinned ssh host key") {
-		t.Errorf("first pin not logged; logs:\n%s", logs.String())
+	// Operators learn which key was trusted: at info level, with its fingerprint.
+	if want := `level=INFO msg="Pinned the SSH host key of a control node on first contact"`; !strings.Contains(logs.String(), want) ||
+		!strings.Contains(logs.String(), "fingerprint="+ssh.FingerprintSHA256(first)) {
+		t.Errorf("first pin not logged at info level with its fingerprint; logs:\n%s", logs.String())
 	}
 	if _, err := f.nodes(t, l); err != nil {
 		t.Fatalf("same key: %v", err)
@@ -127,7 +130,7 @@ func TestPin(t *testing.T) {
 func TestInsecure(t *testing.T) {
 	f := newFixture(t)
 	var logs logBuffer
-	l := f.lister(t, func(o *Options) { o.Policy, o.Logger = Insecure, logs.logger() })
+	l := f.lister(t, func(o *Options) { o.Policy, o.Logger = config.HostKeyInsecure, logs.logger() })
 	if !strings.Contains(logs.String(), "level=WARN") {
 		t.Errorf("insecure policy did not warn at construction; logs:\n%s", logs.String())
 	}

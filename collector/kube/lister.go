@@ -16,40 +16,38 @@ import (
 	"golang.org/x/crypto/ssh/knownhosts"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
+	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 )
 
-// Defaults for Options left zero.
-const (
-	// DefaultUser is the user CKS creates on its nodes (very old clusters use "core").
-	DefaultUser = "cloud"
-	// DefaultCommand asks kubectl for node names only, the smallest output that still names
-	// every node.
-	DefaultCommand = "sudo /opt/bin/kubectl get nodes -o name"
-	// DefaultTimeout bounds one cluster's dial, handshake and command together.
-	DefaultTimeout = 30 * time.Second
-	// DefaultMaxOutput is far above any real node list and far below what could hurt memory.
-	DefaultMaxOutput = 4 << 20
-)
+// maxOutput bounds kubectl's stdout: far above any real node list and far below what could
+// hurt memory.
+const maxOutput = 4 << 20
 
-// Options configures a Lister.
+// Options configures a Lister with values the configuration has already validated and
+// completed; the Lister applies no defaults of its own and refuses zero values.
 type Options struct {
-	// User to log in as; empty means DefaultUser.
+	// User to log in as.
 	User string
 	// Signer is the private key: the management server's id_rsa or the cluster's keypair.
 	Signer ssh.Signer
-	// Policy verifies host keys; empty means Strict.
-	Policy HostKeyPolicy
-	// KnownHostsFile is read once by NewLister; required by Strict.
+	// Policy verifies host keys.
+	Policy config.HostKeyPolicy
+	// KnownHostsFile is read once by NewLister; required by strict.
 	KnownHostsFile string
-	// Pins remembers host keys; required by Pin.
+	// Pins remembers host keys; required by pin.
 	Pins PinStore
-	// Timeout bounds dial, handshake and command together; zero means DefaultTimeout.
+	// Timeout bounds dial, handshake and command together.
 	Timeout time.Duration
 	// Command runs kubectl. It is fixed configuration and never built from cluster data, so
-	// nothing CloudStack users control reaches a root shell; empty means DefaultCommand.
+	// nothing CloudStack users control reaches a root shell.
 	Command string
-	// MaxOutput caps kubectl's stdout in bytes; zero means DefaultMaxOutput.
-	MaxOutput int64
+	// MaxNodes is the most node lines a node list may have.
+	MaxNodes int
+	// Metrics counts handshake retries; nil counts into a private set nobody reads.
+	Metrics *Metrics
+	// Jitter returns the wait before a handshake is retried; nil means a random wait (see
+	// retryJitter). Tests inject it so that no test depends on chance.
+	Jitter func() time.Duration
 	// Logger receives first-contact pins and debug lines; nil discards them.
 	Logger *slog.Logger
 }
@@ -57,59 +55,59 @@ type Options struct {
 // Lister runs kubectl on control nodes. It is safe for concurrent use, one call per cluster.
 type Lister struct {
 	user       string
-	signer     ssh.Signer
-	policy     HostKeyPolicy
+	auth       []ssh.AuthMethod
+	keyName    string
+	policy     config.HostKeyPolicy
 	knownHosts ssh.HostKeyCallback
 	pins       PinStore
 	pinMu      sync.Mutex
 	timeout    time.Duration
 	command    string
-	maxOutput  int64
+	maxNodes   int
+	metrics    *Metrics
+	jitter     func() time.Duration
 	log        *slog.Logger
 }
 
-// NewLister validates o and fills defaults, so that a misconfigured host key policy fails at
-// start-up instead of at the first scrape.
+// NewLister checks o, so that a misconfigured host key policy fails at start-up instead of at
+// the first scrape, and reads the known_hosts file of the strict policy.
 func NewLister(o Options) (*Lister, error) {
 	l := &Lister{
-		user:      o.User,
-		signer:    o.Signer,
-		policy:    o.Policy,
-		pins:      o.Pins,
-		timeout:   o.Timeout,
-		command:   strings.TrimSpace(o.Command),
-		maxOutput: o.MaxOutput,
-		log:       o.Logger,
+		user:     o.User,
+		policy:   o.Policy,
+		pins:     o.Pins,
+		timeout:  o.Timeout,
+		command:  strings.TrimSpace(o.Command),
+		maxNodes: o.MaxNodes,
+		metrics:  o.Metrics,
+		jitter:   o.Jitter,
+		log:      o.Logger,
 	}
-	if l.signer == nil {
+	switch {
+	case o.Signer == nil:
 		return nil, errors.New("no ssh private key")
+	case l.user == "":
+		return nil, errors.New("no ssh user")
+	case l.command == "":
+		return nil, errors.New("no kubectl command")
+	case l.timeout <= 0:
+		return nil, fmt.Errorf("ssh timeout %s is not positive", l.timeout)
+	case l.maxNodes <= 0:
+		return nil, fmt.Errorf("node limit %d is not positive", l.maxNodes)
 	}
-	if l.user == "" {
-		l.user = DefaultUser
+	l.auth = []ssh.AuthMethod{ssh.PublicKeys(userSigners(o.Signer)...)}
+	l.keyName = describeKey(o.Signer.PublicKey())
+	if l.metrics == nil {
+		l.metrics = NewMetrics()
 	}
-	if l.command == "" {
-		l.command = DefaultCommand
-	}
-	if l.timeout < 0 {
-		return nil, fmt.Errorf("negative ssh timeout %s", l.timeout)
-	}
-	if l.timeout == 0 {
-		l.timeout = DefaultTimeout
-	}
-	if l.maxOutput < 0 {
-		return nil, fmt.Errorf("negative kubectl output cap %d", l.maxOutput)
-	}
-	if l.maxOutput == 0 {
-		l.maxOutput = DefaultMaxOutput
+	if l.jitter == nil {
+		l.jitter = retryJitter
 	}
 	if l.log == nil {
 		l.log = slog.New(slog.DiscardHandler)
 	}
-	if l.policy == "" {
-		l.policy = Strict
-	}
 	switch l.policy {
-	case Strict:
+	case config.HostKeyStrict:
 		if o.KnownHostsFile == "" {
 			return nil, errors.New("host key policy strict needs a known_hosts file")
 		}
@@ -118,13 +116,13 @@ func NewLister(o Options) (*Lister, error) {
 			return nil, fmt.Errorf("read known_hosts: %w", err)
 		}
 		l.knownHosts = cb
-	case Pin:
+	case config.HostKeyPin:
 		if l.pins == nil {
 			return nil, errors.New("host key policy pin needs a pin store")
 		}
-	case Insecure:
+	case config.HostKeyInsecure:
 		l.log.Warn("ssh host keys of control nodes are not verified",
-			"host_key_policy", string(Insecure))
+			"host_key_policy", string(config.HostKeyInsecure))
 	default:
 		return nil, fmt.Errorf("unknown host key policy %q", l.policy)
 	}
@@ -151,7 +149,7 @@ func (l *Lister) Nodes(ctx context.Context, c collector.Cluster) ([]string, erro
 	if err != nil {
 		return nil, fmt.Errorf("kubectl via %s: %w", addr, err)
 	}
-	nodes, err := ParseNodes(out)
+	nodes, err := ParseNodes(out, l.maxNodes)
 	if err != nil {
 		return nil, fmt.Errorf("kubectl via %s: %w", addr, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
+	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/sshtest"
 )
 
@@ -173,21 +174,27 @@ func TestNewListerValidates(t *testing.T) {
 	}
 	missing := filepath.Join(t.TempDir(), "known_hosts")
 	tests := []struct {
-		name string
-		o    Options
-		want string
+		name   string
+		change func(*Options)
+		want   string
 	}{
-		{"no key", Options{Policy: Insecure}, "no ssh private key"},
-		{"strict without file", Options{Signer: signer}, "needs a known_hosts file"},
-		{"strict with missing file", Options{Signer: signer, Policy: Strict, KnownHostsFile: missing}, "read known_hosts"},
-		{"pin without store", Options{Signer: signer, Policy: Pin}, "needs a pin store"},
-		{"unknown policy", Options{Signer: signer, Policy: "trusting"}, `unknown host key policy "trusting"`},
-		{"negative timeout", Options{Signer: signer, Policy: Insecure, Timeout: -time.Second}, "negative ssh timeout"},
-		{"negative output cap", Options{Signer: signer, Policy: Insecure, MaxOutput: -1}, "negative kubectl output cap"},
+		{"no key", func(o *Options) { o.Signer = nil }, "no ssh private key"},
+		{"no user", func(o *Options) { o.User = "" }, "no ssh user"},
+		{"no command", func(o *Options) { o.Command = " " }, "no kubectl command"},
+		{"no policy", func(o *Options) { o.Policy = "" }, `unknown host key policy ""`},
+		{"strict without file", func(o *Options) { o.Policy = config.HostKeyStrict }, "needs a known_hosts file"},
+		{"strict with missing file", func(o *Options) { o.Policy, o.KnownHostsFile = config.HostKeyStrict, missing }, "read known_hosts"},
+		{"pin without store", func(o *Options) { o.Policy = config.HostKeyPin }, "needs a pin store"},
+		{"unknown policy", func(o *Options) { o.Policy = "trusting" }, `unknown host key policy "trusting"`},
+		{"no timeout", func(o *Options) { o.Timeout = 0 }, "ssh timeout 0s is not positive"},
+		{"negative timeout", func(o *Options) { o.Timeout = -time.Second }, "ssh timeout -1s is not positive"},
+		{"no node limit", func(o *Options) { o.MaxNodes = 0 }, "node limit 0 is not positive"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l, err := NewLister(tt.o)
+			o := validOptions(signer)
+			tt.change(&o)
+			l, err := NewLister(o)
 			if err == nil {
 				t.Fatalf("NewLister() = %v, want an error", l)
 			}

@@ -16,11 +16,15 @@ var nodeName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a
 // ParseNodes reads the output of "kubectl get nodes -o name": one "node/<name>" per line, blank
 // lines and surrounding space (CRLF included) ignored, duplicates dropped, order kept. Any other
 // line, or no node at all, is an error and no list is returned: a half-understood answer taken
-// for the truth would report healthy VMs as "not a node".
-func ParseNodes(out []byte) ([]string, error) {
+// for the truth would report healthy VMs as "not a node". More than maxNodes node lines is an
+// error too (reason too_many_nodes), found without reading further.
+func ParseNodes(out []byte, maxNodes int) ([]string, error) {
 	var nodes []string
 	seen := make(map[string]bool)
-	for i, line := range strings.Split(string(out), "\n") {
+	lines, rest := 0, string(out)
+	for i := 0; rest != ""; i++ {
+		var line string
+		line, rest, _ = strings.Cut(rest, "\n")
 		line = strings.TrimSpace(line)
 		if line == "" {
 			continue
@@ -29,6 +33,10 @@ func ParseNodes(out []byte) ([]string, error) {
 		if !ok || len(name) > maxNodeName || !nodeName.MatchString(name) {
 			return nil, withReason(reasonBadOutput,
 				fmt.Errorf("line %d is not node/<name>: %q", i+1, shorten(line)))
+		}
+		if lines++; lines > maxNodes {
+			return nil, withReason(reasonTooManyNodes,
+				fmt.Errorf("kubectl listed more than %d nodes", maxNodes))
 		}
 		if !seen[name] {
 			seen[name] = true

@@ -15,7 +15,7 @@ func FuzzParseNodes(f *testing.F) {
 	f.Add([]byte("node/demo-control-1\n" + strings.Repeat("x", 4096) + "\n"))
 	f.Add([]byte(strings.Repeat("node/w-1.example.com\n", 200)))
 	f.Fuzz(func(t *testing.T, out []byte) {
-		nodes, err := ParseNodes(out)
+		nodes, err := ParseNodes(out, 1000)
 		if err != nil {
 			if nodes != nil {
 				t.Fatalf("ParseNodes() returned %q with its error %v, want no list", nodes, err)

@@ -42,7 +42,7 @@ func TestParseNodes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseNodes([]byte(tt.out))
+			got, err := ParseNodes([]byte(tt.out), 1000)
 			if tt.want == nil {
 				if err == nil {
 					t.Fatalf("ParseNodes() = %q, want an error", got)

@@ -57,9 +57,10 @@ func (m *MemoryPins) PinHostKey(id string, key []byte) error {
 	return nil
 }
 
-// checkPin implements the pin policy. The first key seen is pinned and logged; a later different
-// key is refused every time, without logging (the caller logs the error once) and without
-// re-pinning, so an operator has to remove the pin on purpose.
+// checkPin implements the pin policy. The first key seen is pinned and logged at info level with
+// its fingerprint, so that operators can compare it with the node's; a later different key is
+// refused every time, without logging (the caller logs the error once) and without re-pinning,
+// so an operator has to remove the pin on purpose.
 func (l *Lister) checkPin(clusterID, addr string, key ssh.PublicKey) error {
 	if clusterID == "" {
 		return withReason(reasonOther, errors.New("no cluster id to pin the host key under"))
@@ -78,22 +79,22 @@ func (l *Lister) checkPin(clusterID, addr string, key ssh.PublicKey) error {
 		if err := l.pins.PinHostKey(id, offered); err != nil {
 			return withReason(reasonOther, fmt.Errorf("pin host key: %w", err))
 		}
-		l.log.Debug("pinned ssh host key on first contact",
-			"cluster_id", clusterID, "addr", addr, "fingerprint", ssh.FingerprintSHA256(key))
+		l.log.Info("Pinned the SSH host key of a control node on first contact",
+			"cluster_id", clusterID, "addr", addr, "key_type", key.Type(), "fingerprint", ssh.FingerprintSHA256(key))
 		return nil
 	}
 	if bytes.Equal(pinned, offered) {
 		return nil
 	}
-	return withReason(reasonHostKeyChanged, fmt.Errorf("host key changed: pinned %s, offered %s",
-		fingerprint(pinned), ssh.FingerprintSHA256(key)))
+	detail := fmt.Sprintf("offered %s, pinned %s", describeKey(key), describeWire(pinned))
+	return withDetail(reasonHostKeyChanged, detail, errors.New("host key changed: "+detail))
 }
 
-// fingerprint renders a stored key for an error message, even when the store holds junk.
-func fingerprint(wire []byte) string {
+// describeWire renders a stored key for an error message, even when the store holds junk.
+func describeWire(wire []byte) string {
 	k, err := ssh.ParsePublicKey(wire)
 	if err != nil {
 		return "an unparsable key"
 	}
-	return ssh.FingerprintSHA256(k)
+	return describeKey(k)
 }

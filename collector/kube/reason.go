@@ -22,6 +22,7 @@ const (
 	reasonExitStatus     = "exit_status"
 	reasonOutputTooLarge = "output_too_large"
 	reasonBadOutput      = "bad_output"
+	reasonTooManyNodes   = "too_many_nodes"
 	reasonOther          = "other"
 )
 
@@ -31,7 +32,7 @@ func Reasons() []string {
 	return []string{
 		reasonNoTarget, reasonDial, reasonTimeout, reasonHandshake, reasonAuth,
 		reasonHostKeyUnknown, reasonHostKeyChanged, reasonExitStatus, reasonOutputTooLarge,
-		reasonBadOutput, reasonOther,
+		reasonBadOutput, reasonTooManyNodes, reasonOther,
 	}
 }
 
@@ -39,6 +40,7 @@ func Reasons() []string {
 // package's errors are mostly untyped text by the time they come back.
 type reasonError struct {
 	reason string
+	detail string // what an operator needs to act, when the error text says it less well
 	err    error
 }
 
@@ -47,6 +49,11 @@ func (e *reasonError) Unwrap() error { return e.err }
 
 func withReason(reason string, err error) error {
 	return &reasonError{reason: reason, err: err}
+}
+
+// withDetail is withReason with an operator's detail, see Detail.
+func withDetail(reason, detail string, err error) error {
+	return &reasonError{reason: reason, detail: detail, err: err}
 }
 
 // Reason returns the metric label for an error from Nodes or ParseNodes, "" for nil. Errors it

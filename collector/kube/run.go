@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"golang.org/x/crypto/ssh"
 )
@@ -18,49 +16,55 @@ import (
 // stderrCap is how much of kubectl's stderr is kept: enough for its one-line messages.
 const stderrCap = 4 << 10
 
-// excerptLen is how much of stderr goes into an error, which ends up in logs and alerts.
-const excerptLen = 200
+// signalGrace is how long, after the deadline, the connection stays open for telling sshd to
+// signal the command; it bounds a node that stops reading.
+const signalGrace = 2 * time.Second
 
-// run dials addr, verifies and authenticates, runs the command and returns its stdout. ctx
-// carries the deadline for all of it; when ctx ends the connection is closed, the only way to
-// interrupt the ssh package, so nothing outlives the call.
+// run dials addr (once more if the node drops the connection before the handshake, see
+// connect), verifies and authenticates, runs the command and returns its stdout. ctx carries the
+// deadline for all of it. When ctx ends while the command runs, sshd is asked to send SIGTERM to
+// the command's process group and the session is closed, so that a hung kubectl does not keep
+// running on the node; the connection is closed, the only way to interrupt the ssh package, so
+// nothing outlives the call.
 func (l *Lister) run(ctx context.Context, clusterID, addr, user string) ([]byte, error) {
 	deadline, ok := ctx.Deadline()
 	if !ok {
 		deadline = time.Now().Add(l.timeout)
 	}
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", addr)
+	client, conn, err := l.connect(ctx, deadline, clusterID, addr, user)
+	if errors.Is(err, errDropped) {
+		l.metrics.HandshakeRetries.Inc()
+		wait := time.NewTimer(l.jitter())
+		select {
+		case <-wait.C:
+			client, conn, err = l.connect(ctx, deadline, clusterID, addr, user)
+		case <-ctx.Done():
+			wait.Stop()
+			err = fail(ctx, deadline, reasonHandshake, "wait to retry the handshake", err)
+		}
+	}
 	if err != nil {
-		return nil, fail(ctx, deadline, reasonDial, "dial", err)
+		return nil, err
 	}
 	defer conn.Close()
-	stop := context.AfterFunc(ctx, func() { _ = conn.Close() })
-	defer stop()
-	if err := conn.SetDeadline(deadline); err != nil {
-		return nil, fail(ctx, deadline, reasonOther, "set deadline", err)
-	}
-
-	rejected := &verdict{}
-	sc, chans, reqs, err := ssh.NewClientConn(conn, addr, &ssh.ClientConfig{
-		User:            user,
-		Auth:            []ssh.AuthMethod{ssh.PublicKeys(l.signer)},
-		HostKeyCallback: l.hostKeyCallback(clusterID, addr, rejected),
-	})
-	if err != nil {
-		if err := rejected.get(); err != nil {
-			return nil, fmt.Errorf("handshake: %w", err)
-		}
-		// The ssh package reports authentication failure only as text; this wording has been
-		// stable since 2012 and a change would only turn "auth" into "handshake".
-		if strings.Contains(err.Error(), "unable to authenticate") {
-			return nil, withReason(reasonAuth, fmt.Errorf("handshake: %w", err))
-		}
-		return nil, fail(ctx, deadline, reasonHandshake, "handshake", err)
-	}
-	client := ssh.NewClient(sc, chans, reqs)
 	defer client.Close()
 
+	var running atomic.Pointer[ssh.Session]
+	stop := context.AfterFunc(ctx, func() {
+		if sess := running.Load(); sess != nil {
+			_ = conn.SetDeadline(time.Now().Add(signalGrace))
+			_ = sess.Signal(ssh.SIGTERM)
+			_ = sess.Close()
+		}
+		_ = conn.Close()
+	})
+	defer stop()
+	return l.exec(ctx, deadline, client, &running)
+}
+
+// exec runs the configured command in a new session of client, publishing the session in
+// running once it has started.
+func (l *Lister) exec(ctx context.Context, deadline time.Time, client *ssh.Client, running *atomic.Pointer[ssh.Session]) ([]byte, error) {
 	sess, err := client.NewSession()
 	if err != nil {
 		return nil, fail(ctx, deadline, reasonOther, "open session", err)
@@ -75,21 +79,31 @@ func (l *Lister) run(ctx context.Context, clusterID, addr, user string) ([]byte,
 	if err := sess.Start(l.command); err != nil {
 		return nil, fail(ctx, deadline, reasonOther, "start command", err)
 	}
+	running.Store(sess)
+	if ctx.Err() != nil {
+		// ctx ended between Start and Store: the AfterFunc saw no session to signal.
+		_ = sess.Signal(ssh.SIGTERM)
+	}
 
-	out, err := io.ReadAll(io.LimitReader(stdout, l.maxOutput+1))
+	out, err := io.ReadAll(io.LimitReader(stdout, maxOutput+1))
 	if err != nil {
 		return nil, fail(ctx, deadline, reasonOther, "read output", err)
 	}
-	if int64(len(out)) > l.maxOutput {
+	if int64(len(out)) > maxOutput {
 		// Returning closes the session and the connection, which stops the remote writer.
 		return nil, withReason(reasonOutputTooLarge,
-			fmt.Errorf("command printed more than %d bytes", l.maxOutput))
+			fmt.Errorf("command printed more than %d bytes", maxOutput))
 	}
 	if err := sess.Wait(); err != nil {
 		var exitErr *ssh.ExitError
+		if ctx.Err() != nil {
+			// Killed by the signal sent when ctx ended: the deadline is the cause, not the node.
+			return nil, fail(ctx, deadline, reasonOther, "wait for command", err)
+		}
 		if errors.As(err, &exitErr) {
-			return nil, withReason(reasonExitStatus, fmt.Errorf("command exited with status %d: %s",
-				exitErr.ExitStatus(), excerpt(stderr.buf)))
+			line := firstLine(stderr.buf, MaxDetail)
+			return nil, withDetail(reasonExitStatus, fmt.Sprintf("exit status %d: %s", exitErr.ExitStatus(), line),
+				fmt.Errorf("command exited with status %d: %s", exitErr.ExitStatus(), line))
 		}
 		return nil, fail(ctx, deadline, reasonOther, "wait for command", err)
 	}
@@ -101,14 +115,14 @@ func (l *Lister) run(ctx context.Context, clusterID, addr, user string) ([]byte,
 func fail(ctx context.Context, deadline time.Time, reason, stage string, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		if errors.Is(ctxErr, context.DeadlineExceeded) {
-			reason = reasonTimeout
-		} else {
-			reason = reasonOther
+			return withDetail(reasonTimeout, "no answer within the ssh timeout, "+stage,
+				fmt.Errorf("%s: %w: %w", stage, ctxErr, err))
 		}
-		return withReason(reason, fmt.Errorf("%s: %w: %w", stage, ctxErr, err))
+		return withReason(reasonOther, fmt.Errorf("%s: %w: %w", stage, ctxErr, err))
 	}
 	if !time.Now().Before(deadline) || errors.Is(err, os.ErrDeadlineExceeded) {
-		return withReason(reasonTimeout, fmt.Errorf("%s: %w: %w", stage, context.DeadlineExceeded, err))
+		return withDetail(reasonTimeout, "no answer within the ssh timeout, "+stage,
+			fmt.Errorf("%s: %w: %w", stage, context.DeadlineExceeded, err))
 	}
 	return withReason(reason, fmt.Errorf("%s: %w", stage, err))
 }
@@ -127,20 +141,15 @@ func (c *capped) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// excerpt turns stderr into one short printable line for an error message.
-func excerpt(b []byte) string {
-	s := strings.Map(func(r rune) rune {
-		if unicode.IsPrint(r) {
-			return r
-		}
-		return ' '
-	}, strings.ToValidUTF8(string(b), "?"))
-	s = strings.Join(strings.Fields(s), " ")
-	if s == "" {
-		return "no message on stderr"
-	}
-	if utf8.RuneCountInString(s) > excerptLen {
-		s = string([]rune(s)[:excerptLen]) + "..."
-	}
-	return s
+// authFailed tells an authentication failure from other handshake errors. The ssh package
+// reports it only as text; this wording has been stable since 2012 and a change would only turn
+// "auth" into "handshake".
+func authFailed(err error) bool {
+	return strings.Contains(err.Error(), "unable to authenticate")
+}
+
+// noCommonHostKey tells that the node offers none of the host key types asked for: with strict
+// or pin, the types of the keys it is known by, so its keys have changed.
+func noCommonHostKey(err error) bool {
+	return strings.Contains(err.Error(), "no common algorithm for host key")
 }

@@ -27,7 +27,14 @@ func (s *Server) serve(conn net.Conn) {
 
 	s.mu.Lock()
 	mode := s.mode
+	dropped := s.drop > 0
+	if dropped {
+		s.drop--
+	}
 	s.mu.Unlock()
+	if dropped {
+		return
+	}
 	switch mode {
 	case Refuse:
 		return
@@ -90,7 +97,9 @@ func (s *Server) serverConfig() *ssh.ServerConfig {
 		},
 	}
 	s.mu.Lock()
-	cfg.AddHostKey(s.hostKey)
+	for _, k := range s.hostKeys {
+		cfg.AddHostKey(k)
+	}
 	s.mu.Unlock()
 	return cfg
 }
@@ -101,6 +110,24 @@ func (s *Server) session(ch ssh.Channel, reqs <-chan *ssh.Request) {
 	defer ch.Close()
 	started := false
 	for req := range reqs {
+		if req.Type == "signal" && started {
+			// As sshd does: the signal goes to the command, which a hanging one dies of.
+			var p struct{ Signal string }
+			if ssh.Unmarshal(req.Payload, &p) == nil {
+				s.mu.Lock()
+				s.signals = append(s.signals, p.Signal)
+				close(s.changed)
+				s.changed = make(chan struct{})
+				s.mu.Unlock()
+				_, _ = ch.SendRequest("exit-signal", false, ssh.Marshal(struct {
+					Signal     string
+					CoreDumped bool
+					Error      string
+					Lang       string
+				}{Signal: p.Signal}))
+				return
+			}
+		}
 		if req.Type != "exec" || started {
 			if req.WantReply {
 				_ = req.Reply(false, nil)

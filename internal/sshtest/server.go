@@ -12,12 +12,13 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 )
 
-// DefaultCommand is the command a CKS control node is asked for its nodes (CKS installs kubectl
-// in /opt/bin and logs in as a user with sudo); the server answers only this exact string
-// unless Options.Command says otherwise.
-const DefaultCommand = "sudo /opt/bin/kubectl get nodes -o name"
+// DefaultCommand is the command the exporter runs by default (ssh.kubectl_command); the server
+// answers only this exact string unless Options.Command says otherwise.
+const DefaultCommand = config.DefaultKubectlCommand
 
 // DefaultUser is the user CKS creates on its nodes.
 const DefaultUser = "cloud"
@@ -62,12 +63,14 @@ type Server struct {
 	closed      bool
 	mode        Mode
 	nodes       []string
-	hostKey     ssh.Signer
+	hostKeys    []ssh.Signer
 	conns       map[net.Conn]struct{}
 	connections int
 	sessions    int
 	commands    int
-	changed     chan struct{} // closed and replaced whenever commands grows
+	signals     []string
+	drop        int           // connections still to close at once, as sshd's MaxStartups does
+	changed     chan struct{} // closed and replaced whenever commands or signals grow
 }
 
 // NewServer starts a server that accepts connections until Close.
@@ -81,7 +84,6 @@ func NewServer(opts Options) (*Server, error) {
 		command:    opts.Command,
 		delay:      opts.HandshakeDelay,
 		log:        opts.Logger,
-		hostKey:    opts.HostKey,
 		done:       make(chan struct{}),
 		conns:      make(map[net.Conn]struct{}),
 		changed:    make(chan struct{}),
@@ -95,12 +97,13 @@ func NewServer(opts Options) (*Server, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	if s.hostKey == nil {
+	s.hostKeys = []ssh.Signer{opts.HostKey}
+	if opts.HostKey == nil {
 		signer, _, err := NewKey()
 		if err != nil {
 			return nil, fmt.Errorf("sshtest: host key: %w", err)
 		}
-		s.hostKey = signer
+		s.hostKeys[0] = signer
 	}
 	s.ln = opts.Listener
 	if s.ln == nil {
@@ -161,16 +164,37 @@ func (s *Server) SetMode(m Mode) {
 // SetHostKey replaces the host key for later connections, as re-installing a control node does;
 // a client that pinned the old key must notice.
 func (s *Server) SetHostKey(k ssh.Signer) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.hostKey = k
+	s.SetHostKeys(k)
 }
 
-// HostKey returns the public half of the current host key, for known_hosts files and pins.
+// SetHostKeys gives later connections several host keys, one per type, as Debian's sshd has
+// (RSA, ECDSA and ed25519); a handshake then shows the one the client asks for first.
+func (s *Server) SetHostKeys(keys ...ssh.Signer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hostKeys = append([]ssh.Signer(nil), keys...)
+}
+
+// HostKey returns the public half of the first host key, for known_hosts files and pins.
 func (s *Server) HostKey() ssh.PublicKey {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.hostKey.PublicKey()
+	return s.hostKeys[0].PublicKey()
+}
+
+// DropNext makes the server close the next n connections right after accepting them, before
+// the SSH version line, the way sshd sheds connections past its MaxStartups.
+func (s *Server) DropNext(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.drop = n
+}
+
+// Signals returns the signals clients sent to running commands, in order.
+func (s *Server) Signals() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.signals...)
 }
 
 // Commands returns how many times the expected command was started by an authenticated client,
@@ -209,6 +233,25 @@ func (s *Server) WaitCommands(ctx context.Context, n int) error {
 		case <-changed:
 		case <-ctx.Done():
 			return fmt.Errorf("sshtest: wait for %d commands, saw %d: %w", n, count, ctx.Err())
+		case <-s.done:
+			return errors.New("sshtest: server closed")
+		}
+	}
+}
+
+// WaitSignals blocks until clients have sent at least n signals or ctx ends.
+func (s *Server) WaitSignals(ctx context.Context, n int) error {
+	for {
+		s.mu.Lock()
+		count, changed := len(s.signals), s.changed
+		s.mu.Unlock()
+		if count >= n {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return fmt.Errorf("sshtest: wait for %d signals, saw %d: %w", n, count, ctx.Err())
 		case <-s.done:
 			return errors.New("sshtest: server closed")
 		}
