@@ -28,3 +28,13 @@ func Require(t testing.TB, name, hint string) string {
 	t.Skip(name + " not installed: " + hint)
 	return ""
 }
+
+// Unavailable skips the test because something it needs is missing (root, a writable system
+// directory), or fails it in CI, where .ci/run provides everything the tests need.
+func Unavailable(t testing.TB, what, hint string) {
+	t.Helper()
+	if InCI() {
+		t.Fatalf("%s but CI is set: %s", what, hint)
+	}
+	t.Skip(what + ": " + hint)
+}
