@@ -19,7 +19,6 @@ import (
 	"github.com/prometheus/exporter-toolkit/web"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/exporter"
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
 )
 
 func main() {
@@ -34,30 +33,26 @@ func main() {
 	promslogflag.AddFlags(app, logCfg)
 	kingpin.MustParse(app.Parse(os.Args[1:]))
 	logger := promslog.New(logCfg)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	var err error
 	if *simOnly {
-		err = simulate(*dir)
+		err = simulate(ctx, *dir)
 	} else {
-		err = run(*listen, *dir, *interval, logger)
+		err = run(ctx, *listen, *dir, *interval, logger)
 	}
+	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "cks-drift-demo:", err)
 		os.Exit(1)
 	}
 }
 
-func run(listen, dir string, interval time.Duration, logger *slog.Logger) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-
-	sim, err := simulator.New(simulator.Options{})
+func run(ctx context.Context, listen, dir string, interval time.Duration, logger *slog.Logger) error {
+	sim, err := newWorld()
 	if err != nil {
 		return err
 	}
 	defer sim.Close()
-	if err := buildWorld(sim); err != nil {
-		return err
-	}
 	// The simulated cloud is new on every run: so is the exporter's state.
 	_ = os.Remove(filepath.Join(dir, "state.db"))
 	cfgPath, err := sim.WriteFiles(dir, fmt.Sprintf("  interval: %s\n", interval), "  max_alerts_per_cycle: 5\n")
