@@ -29,8 +29,19 @@ var builtins = map[string]string{
 // reference) is not a variable.
 var variableRE = regexp.MustCompile(`\$([A-Za-z_]\w*)|\$\{([A-Za-z_]\w*)(?::\w+)?\}|\[\[([A-Za-z_]\w*)\]\]`)
 
-// labelValuesRE matches the query of a variable that lists the values of a label of a metric.
-var labelValuesRE = regexp.MustCompile(`^\s*label_values\(\s*(.+?)\s*,\s*\w+\s*\)\s*$`)
+// labelValuesRE matches the query of a variable that lists the values of a label of a metric,
+// or (query_result) the series of an expression, from which a regex picks a value and a text:
+// the cluster variable is keyed by id and shown by name.
+var labelValuesRE = regexp.MustCompile(`^\s*(?:label_values\(\s*(.+?)\s*,\s*\w+\s*\)|query_result\(\s*(.+?)\s*\))\s*$`)
+
+// variableExpr returns the PromQL expression of a variable's query, "" if it has none.
+func variableExpr(query string) string {
+	m := labelValuesRE.FindStringSubmatch(query)
+	if m == nil {
+		return ""
+	}
+	return m[1] + m[2]
+}
 
 type dashboard struct {
 	UID           string `json:"uid"`
@@ -183,8 +194,8 @@ func Expressions(values map[string]string) ([]Query, error) {
 		}
 		var qs []Query
 		for _, v := range d.Templating.List {
-			if m := labelValuesRE.FindStringSubmatch(v.queryText()); v.Type == "query" && m != nil {
-				qs = append(qs, Query{File: file, Variable: v.Name, Expr: m[1]})
+			if expr := variableExpr(v.queryText()); v.Type == "query" && expr != "" {
+				qs = append(qs, Query{File: file, Variable: v.Name, Expr: expr})
 			}
 		}
 		for _, p := range d.allPanels() {

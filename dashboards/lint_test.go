@@ -68,8 +68,8 @@ func TestTemplateVariables(t *testing.T) {
 				if v.IncludeAll && v.AllValue != ".*" {
 					t.Errorf("%s: variable %s: allValue %q, want .* so that All matches every value", file, v.Name, v.AllValue)
 				}
-				if labelValuesRE.FindStringSubmatch(v.queryText()) == nil {
-					t.Errorf("%s: variable %s: query %q is not label_values(metric, label)", file, v.Name, v.queryText())
+				if variableExpr(v.queryText()) == "" {
+					t.Errorf("%s: variable %s: query %q is not label_values(metric, label) nor query_result(expr)", file, v.Name, v.queryText())
 				}
 			}
 		}
@@ -155,8 +155,8 @@ func TestQueries(t *testing.T) {
 		perCluster := slices.ContainsFunc(d.Templating.List, func(v variable) bool { return v.Name == "cluster" })
 		for _, p := range d.allPanels() {
 			for _, tg := range p.Targets {
-				if perCluster && strings.Contains(tg.Expr, "cluster_id") && !strings.Contains(tg.Expr, `cluster_name=~"$cluster"`) {
-					t.Errorf("%s: panel %q: a per-cluster query without cluster_name=~\"$cluster\"", file, p.Title)
+				if perCluster && strings.Contains(tg.Expr, "cluster_id") && !strings.Contains(tg.Expr, `cluster_id=~"$cluster"`) {
+					t.Errorf("%s: panel %q: a per-cluster query without cluster_id=~\"$cluster\"", file, p.Title)
 				}
 			}
 		}
@@ -169,7 +169,7 @@ func TestQueriesSubstitutes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	given, err := QueriesWith(map[string]string{"cluster": "prod.k8s"})
+	given, err := QueriesWith(map[string]string{"cluster": "cafe0000-0000-4000-8000-00000000000b"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,11 +182,11 @@ func TestQueriesSubstitutes(t *testing.T) {
 			if variableRE.MatchString(q) {
 				t.Errorf("%s: variable left in %q", file, q)
 			}
-			sawCluster = sawCluster || strings.Contains(given[file][i], `cluster_name=~"prod\\.k8s"`)
+			sawCluster = sawCluster || strings.Contains(given[file][i], `cluster_id=~"cafe0000-0000-4000-8000-00000000000b"`)
 		}
 	}
 	if !sawCluster {
-		t.Error(`no query has cluster_name=~"prod\\.k8s" after QueriesWith(cluster: prod.k8s)`)
+		t.Error(`no query has cluster_id=~"cafe0000-0000-4000-8000-00000000000b" after QueriesWith(cluster: that id)`)
 	}
 	if _, err := substitute(`up{x="$nope"}`, nil); err == nil || !strings.Contains(err.Error(), "nope") {
 		t.Errorf("substitute of an unknown variable: %v, want an error naming it", err)
