@@ -41,10 +41,9 @@ func TestPrometheusConfig(t *testing.T) {
 	}
 }
 
-// TestAlertmanagerConfig: as shipped, for notifier.mode: direct, every alert goes to people only;
-// with the bridge blocks uncommented the drift alerts also go to the exporter's webhook.
-func TestAlertmanagerConfig(t *testing.T) {
-	amtool := requireTool(t, "amtool", "apt-get install prometheus-alertmanager")
+// bridgedAlertmanager returns alertmanager.yml with its bridge blocks uncommented.
+func bridgedAlertmanager(t *testing.T) []byte {
+	t.Helper()
 	shipped, err := os.ReadFile("alertmanager.yml")
 	if err != nil {
 		t.Fatal(err)
@@ -53,8 +52,15 @@ func TestAlertmanagerConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return bridged
+}
+
+// TestAlertmanagerConfig: as shipped, for notifier.mode: direct, every alert goes to people only;
+// with the bridge blocks uncommented the drift alerts also go to the exporter's webhook.
+func TestAlertmanagerConfig(t *testing.T) {
+	amtool := requireTool(t, "amtool", "apt-get install prometheus-alertmanager")
 	bridgeFile := filepath.Join(t.TempDir(), "alertmanager.yml")
-	if err := os.WriteFile(bridgeFile, bridged, 0o600); err != nil {
+	if err := os.WriteFile(bridgeFile, bridgedAlertmanager(t), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for _, file := range []string{"alertmanager.yml", bridgeFile} {
@@ -128,15 +134,7 @@ func TestAddressesAgree(t *testing.T) {
 			} `yaml:"webhook_configs"`
 		} `yaml:"receivers"`
 	}
-	shipped, err := os.ReadFile("alertmanager.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bridged, err := EnableBridge(shipped)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := yaml.Unmarshal(bridged, &am); err != nil {
+	if err := yaml.Unmarshal(bridgedAlertmanager(t), &am); err != nil {
 		t.Fatalf("alertmanager.yml with the bridge: %v", err)
 	}
 	var bridge *url.URL

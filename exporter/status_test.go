@@ -70,10 +70,10 @@ func TestStatusPageEscapesAndSetsCSP(t *testing.T) {
 	}
 }
 
-func TestStatusPageShowsWhatIsWrong(t *testing.T) {
-	e, cs := statusWorld(t)
-	_, body := get(t, e.url+"/")
-	for _, want := range []string{
+// statusWorldPage is what the status page of statusWorld shows, as the server writes it and as
+// a browser serializes its DOM.
+func statusWorldPage(cs []simulator.Cluster) []string {
+	return []string{
 		`<td id="count-clusters">5</td>`,
 		`<td id="count-checked">4</td>`,
 		`<td id="count-skipped">1</td>`,
@@ -81,13 +81,23 @@ func TestStatusPageShowsWhatIsWrong(t *testing.T) {
 		`<td id="count-findings" class="bad">2</td>`,
 		`<td id="kind-unmapped_vm" class="bad">1</td>`,
 		`<td id="kind-vm_not_a_node" class="bad">1</td>`,
-		`<td id="kind-node_without_vm" >0</td>`,
-		`<a href="/clusters/` + cs[1].ID + `">`,
-		cs[1].VMs[2],
+		`<span class="ok">succeeded</span>`,
 		`<td class="reason">handshake</td>`,
 		`<td class="state">Scaling</td>`,
-		`<span class="ok">succeeded</span>`,
-	} {
+		`<a href="/clusters/` + cs[4].ID + `">ci-runners</a>`,
+		cs[1].VMs[2], // the unmapped VM
+		cs[4].VMs[1], // the VM whose kubelet stopped
+		"is running but is not a Kubernetes node",
+	}
+}
+
+func TestStatusPageShowsWhatIsWrong(t *testing.T) {
+	e, cs := statusWorld(t)
+	_, body := get(t, e.url+"/")
+	for _, want := range append(statusWorldPage(cs),
+		`<td id="kind-node_without_vm" >0</td>`,
+		`<a href="/clusters/`+cs[1].ID+`">`,
+	) {
 		if !strings.Contains(body, want) {
 			t.Errorf("status page lacks %q", want)
 		}
