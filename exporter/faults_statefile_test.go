@@ -6,7 +6,6 @@ package exporter
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -14,16 +13,16 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/disktest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
 )
 
-// requireRoot skips a test that changes file attributes or mounts file systems.
+// requireRoot skips a test that changes file attributes.
 func requireRoot(t *testing.T, tool string) {
 	t.Helper()
 	if runtime.GOOS != "linux" || os.Geteuid() != 0 {
@@ -118,38 +117,14 @@ func TestFaultStateFileUnwritable(t *testing.T) {
 // are counted; with room again each finding is announced once, and a restart sends nothing more.
 func TestFaultStateDiskFull(t *testing.T) {
 	t.Parallel()
-	requireRoot(t, "mount")
+	disk := disktest.Small(t)
 	const strays = 40
 	e, cs := newEnv(t, simulator.ClusterSpec{Name: "test"})
 	e.writeConfig("  interval: 100ms\n", fmt.Sprintf("  max_alerts_per_cycle: %d\n  max_annotations_per_cluster: %d\n", strays, strays))
-	disk := filepath.Join(e.dir, "disk")
-	if err := os.Mkdir(disk, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", disk).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs here: %v %s", err, out)
-	}
-	t.Cleanup(func() {
-		if exec.Command("umount", disk).Run() != nil {
-			_ = exec.Command("umount", "-l", disk).Run()
-		}
-	})
 	e.editConfig("path: "+e.statePath(), "path: "+filepath.Join(disk, "state.db"))
 	e.start()
 	e.nextCycles(2)
-
-	filler := filepath.Join(disk, "filler")
-	f, err := os.Create(filler)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for block := make([]byte, 4096); err == nil; {
-		_, err = f.Write(block)
-	}
-	_ = f.Close()
-	if !errors.Is(err, syscall.ENOSPC) {
-		t.Fatalf("filling the tmpfs: %v", err)
-	}
+	free := disktest.Fill(t, disk)
 
 	var names []string
 	for i := range strays {
@@ -169,9 +144,7 @@ func TestFaultStateDiskFull(t *testing.T) {
 		t.Fatalf("announced although the attempts could not be recorded: %d calls", len(w))
 	}
 
-	if err := os.Remove(filler); err != nil {
-		t.Fatal(err)
-	}
+	free()
 	e.waitFor("the announcements", func() bool { return len(e.storedAlerts()) == strays })
 	e.nextCycles(2)
 	e.stop()

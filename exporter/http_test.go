@@ -3,7 +3,6 @@ package exporter
 import (
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -45,18 +44,8 @@ func TestEndpoints(t *testing.T) {
 func TestNotReadyBeforeTheFirstCycle(t *testing.T) {
 	e, _ := newEnv(t, simulator.ClusterSpec{Name: "test"})
 	e.writeConfig("", "")
-	exp, err := New(Options{ConfigFile: e.cfg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer exp.Close()
-	h, err := exp.Handler("/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest("GET", "/-/ready", nil))
-	if rec.Code != http.StatusServiceUnavailable {
+	exp, h := newHandler(t, Options{ConfigFile: e.cfg})
+	if rec := serveOnce(h, "GET", "/-/ready"); rec.Code != http.StatusServiceUnavailable {
 		t.Fatalf("/-/ready before the first cycle: %d", rec.Code)
 	}
 	if problems, err := testutil.GatherAndLint(exp.gatherer()); err != nil || len(problems) != 0 {

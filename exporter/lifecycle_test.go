@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/common/expfmt"
+
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
 )
 
@@ -27,6 +29,22 @@ func (c *fakeClock) Add(d time.Duration) {
 	c.mu.Unlock()
 }
 
+// newHandler builds an exporter that is not running, closed when the test ends, and its
+// endpoints.
+func newHandler(t *testing.T, opts Options) (*Exporter, http.Handler) {
+	t.Helper()
+	exp, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = exp.Close() })
+	h, err := exp.Handler("/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exp, h
+}
+
 // serveOnce sends one request to h and returns the recorded answer.
 func serveOnce(h http.Handler, method, path string) *httptest.ResponseRecorder {
 	rec := httptest.NewRecorder()
@@ -39,15 +57,7 @@ func serveOnce(h http.Handler, method, path string) *httptest.ResponseRecorder {
 func TestLifecycleEndpointsOffByDefault(t *testing.T) {
 	e, _ := newEnv(t, simulator.ClusterSpec{Name: "test"})
 	e.writeConfig("", "")
-	exp, err := New(Options{ConfigFile: e.cfg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer exp.Close()
-	h, err := exp.Handler("/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
+	exp, h := newHandler(t, Options{ConfigFile: e.cfg})
 	for _, path := range []string{"/-/reload", "/-/check"} {
 		if rec := serveOnce(h, "POST", path); rec.Code != http.StatusForbidden || !strings.Contains(rec.Body.String(), "--web.enable-lifecycle") {
 			t.Errorf("POST %s without --web.enable-lifecycle: %d %q, want 403 naming the flag", path, rec.Code, rec.Body.String())
@@ -73,15 +83,7 @@ func TestCheckRateLimit(t *testing.T) {
 	e, _ := newEnv(t, simulator.ClusterSpec{Name: "test"})
 	e.writeConfig("", "")
 	clock := &fakeClock{now: time.Date(2026, 6, 5, 20, 0, 0, 0, time.UTC)}
-	exp, err := New(Options{ConfigFile: e.cfg, Now: clock.Now, EnableLifecycle: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer exp.Close()
-	h, err := exp.Handler("/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
+	exp, h := newHandler(t, Options{ConfigFile: e.cfg, Now: clock.Now, EnableLifecycle: true})
 	steps := []struct {
 		advance    time.Duration
 		want       int
@@ -221,10 +223,15 @@ func TestReloadLoopIsBounded(t *testing.T) {
 // gatherSamples gathers exp's metrics as "name{labels}" -> value.
 func gatherSamples(t *testing.T, exp *Exporter) map[string]float64 {
 	t.Helper()
-	h, err := exp.Handler("/metrics")
+	families, err := exp.gatherer().Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := serveOnce(h, "GET", "/metrics")
-	return parseMetrics(t, rec.Body.String())
+	var b strings.Builder
+	for _, f := range families {
+		if _, err := expfmt.MetricFamilyToText(&b, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return parseMetrics(t, b.String())
 }

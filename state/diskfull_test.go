@@ -4,61 +4,18 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"syscall"
 	"testing"
-)
 
-// smallDisk mounts a 1 MiB tmpfs for the test and returns its folder and a function that fills
-// it up; it skips where that needs rights the test does not have.
-func smallDisk(t *testing.T) (dir string, fill func() (remove func())) {
-	t.Helper()
-	if runtime.GOOS != "linux" || os.Geteuid() != 0 {
-		t.Skip("needs root on Linux to mount a small tmpfs")
-	}
-	dir = filepath.Join(t.TempDir(), "disk")
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs here: %v %s", err, out)
-	}
-	t.Cleanup(func() {
-		if exec.Command("umount", dir).Run() != nil {
-			_ = exec.Command("umount", "-l", dir).Run()
-		}
-	})
-	return dir, func() func() {
-		t.Helper()
-		filler := filepath.Join(dir, "filler")
-		f, err := os.Create(filler)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for block := make([]byte, 4096); err == nil; {
-			_, err = f.Write(block)
-		}
-		_ = f.Close()
-		if !errors.Is(err, syscall.ENOSPC) {
-			t.Fatalf("filling the tmpfs: %v", err)
-		}
-		return func() {
-			if err := os.Remove(filler); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-}
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/disktest"
+)
 
 // TestDiskFullIsNotDamage: a state file that cannot be created, or written, because its file
 // system is full is reported as a full disk, never as a damaged file to be moved away (which would
 // announce every open finding again); with space again the file opens with everything it held.
 func TestDiskFullIsNotDamage(t *testing.T) {
-	dir, fill := smallDisk(t)
+	dir := disktest.Small(t)
 	notDamage := func(t *testing.T, err error) {
 		t.Helper()
 		if !errors.Is(err, ErrDiskFull) || strings.Contains(err.Error(), "move the file away") {
@@ -67,7 +24,7 @@ func TestDiskFullIsNotDamage(t *testing.T) {
 	}
 
 	t.Run("new file", func(t *testing.T) {
-		free := fill()
+		free := disktest.Fill(t, dir)
 		defer free()
 		path := filepath.Join(dir, "new.db")
 		_, err := Open(path, false)
@@ -86,7 +43,7 @@ func TestDiskFullIsNotDamage(t *testing.T) {
 		if err := s.PinHostKey("kept", []byte("key")); err != nil {
 			t.Fatal(err)
 		}
-		free := fill()
+		free := disktest.Fill(t, dir)
 		key := bytes.Repeat([]byte("k"), 64<<10)
 		for i := 0; err == nil; i++ {
 			if i > 64 {
