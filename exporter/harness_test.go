@@ -220,6 +220,20 @@ func (e *env) waitFor(what string, cond func() bool) {
 	}
 }
 
+// checkNow runs n cycles asked for with POST /-/check, one after the other: each starts after
+// the call, so it sees every change made before it (with a long check.interval, no other cycle
+// can straddle a change).
+func (e *env) checkNow(n int) {
+	e.t.Helper()
+	for range n {
+		done := e.cycles()
+		if code := post(e.t, e.url+"/-/check"); code != http.StatusAccepted {
+			e.t.Fatalf("/-/check: %d", code)
+		}
+		e.waitFor("a cycle asked for", func() bool { return e.cycles() > done })
+	}
+}
+
 // cycles returns the number of completed cycles.
 func (e *env) cycles() float64 { return e.metrics()["cks_drift_cycles_total"] }
 

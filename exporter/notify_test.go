@@ -142,30 +142,37 @@ func TestAlertCap(t *testing.T) {
 // findings with cks_drift_up 0, and nothing is resolved or announced.
 func TestInventoryFailureKeepsFindings(t *testing.T) {
 	e, cs := newEnv(t, simulator.ClusterSpec{Name: "test"})
-	e.writeConfig("  interval: 100ms\n", "")
+	// Cycles only on request, each after the world has changed: a cycle that read the clusters
+	// before a change and the VMs after it would see a state the test never set up.
+	e.writeConfig("  interval: 1h\n", "")
 	e.start()
+	e.waitFor("the first cycle", func() bool { return e.cycles() == 1 })
 	restore, err := e.sim.DeleteMapRow(cs[0].ID, cs[0].VMs[1])
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.waitFor("the finding", func() bool { return len(e.findings()) == 1 })
-	e.nextCycles(1)
+	e.checkNow(2)
+	if f := e.findings(); len(f) != 1 {
+		t.Fatalf("findings: %q", f)
+	}
 	written := len(e.writes())
 	for _, f := range []cloudstacktest.Fault{{Status: 530}, {RawBody: "<html>maintenance</html>"}, {CountDelta: 3}, {Status: 429, RetryAfter: "30"}} {
 		e.sim.CloudStack.SetFault("listVirtualMachines", f)
 		restore()
-		e.waitFor("cks_drift_up 0", func() bool { return e.metrics()["cks_drift_up"] == 0 })
-		e.nextCycles(2)
+		e.checkNow(2)
 		m := e.metrics()
-		if len(e.findings()) != 1 || m["cks_drift_cycle_failures_total"] == 0 {
-			t.Fatalf("fault %+v: findings %v, failures %v", f, e.findings(), m["cks_drift_cycle_failures_total"])
+		if m["cks_drift_up"] != 0 || len(e.findings()) != 1 || m["cks_drift_cycle_failures_total"] == 0 {
+			t.Fatalf("fault %+v: up %v, findings %v, failures %v", f, m["cks_drift_up"], e.findings(), m["cks_drift_cycle_failures_total"])
 		}
 		if w := e.writes()[written:]; len(w) != 0 {
 			t.Fatalf("fault %+v: writes %q", f, w)
 		}
 		e.sim.CloudStack.ClearFaults()
 		restore, _ = e.sim.DeleteMapRow(cs[0].ID, cs[0].VMs[1])
-		e.waitFor("cks_drift_up 1", func() bool { return e.metrics()["cks_drift_up"] == 1 })
+		e.checkNow(1)
+		if up := e.metrics()["cks_drift_up"]; up != 1 {
+			t.Fatalf("after fault %+v: cks_drift_up %v", f, up)
+		}
 	}
 	if l := e.logs.since(0, slog.LevelError); len(l) == 0 || !strings.Contains(l[0].Msg, "Could not read the inventory") {
 		t.Fatalf("no clear log line for the failing inventory: %+v", l)
