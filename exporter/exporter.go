@@ -126,6 +126,10 @@ func New(opts Options) (*Exporter, error) {
 	n, err := notifier.New(e.annotationGuard.Wrap(src.cloud), store, notifierOptions(cfg), e.notifierMetrics, opts.Logger, opts.Now)
 	if err != nil {
 		_ = store.Close()
+		closeSources(src)
+		if errors.Is(err, notifier.ErrInvalidOptions) {
+			return nil, err // the state file is not to blame
+		}
 		return nil, fmt.Errorf("state file %s: %w; to start fresh, stop the exporter and move the file away: every open finding will then be announced again", cfg.Storage.Path, err)
 	}
 	e.notifier = n
@@ -236,12 +240,15 @@ func (e *Exporter) reload() (replaced sources, toggled bool, err error) {
 	if err != nil {
 		return sources{}, false, fmt.Errorf("%s: %w", e.configFile, err)
 	}
+	if err := e.notifier.Configure(e.annotationGuard.Wrap(src.cloud), notifierOptions(cfg)); err != nil {
+		closeSources(src)
+		return sources{}, false, fmt.Errorf("%s: %w", e.configFile, err)
+	}
 	e.mu.Lock()
 	wasEnabled := e.cfg.Check.Enabled
 	replaced = e.src
 	e.cfg, e.src = cfg, src
 	e.mu.Unlock()
-	e.notifier.Configure(e.annotationGuard.Wrap(src.cloud), notifierOptions(cfg))
 	return replaced, cfg.Check.Enabled != wasEnabled, nil
 }
 

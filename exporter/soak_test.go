@@ -20,6 +20,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
+	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstacktest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/sshtest"
@@ -691,7 +692,7 @@ func (r *soakRun) report(m map[string]float64, d time.Duration, before, after in
 			}
 		}
 		for _, a := range w.Alerts {
-			if a.Type == notifier.DefaultTypeRange.Max {
+			if a.Type == config.Defaults().Notifier.AlertTypeMax { // the summary's type
 				summaries++
 			} else {
 				alerts++

@@ -1,6 +1,7 @@
 package notifier
 
 import (
+	"fmt"
 	"hash/fnv"
 	"sort"
 )
@@ -11,12 +12,18 @@ import (
 // built-in types, probing past types in use; its alert is archived when it clears, so that the
 // type, and a recurrence, alert again. The highest type of the range is kept for the summary.
 
-// TypeRange is the range of alert types the notifier uses, Min to Max inclusive.
+// TypeRange is the range of alert types the notifier uses, Min to Max inclusive. The
+// configuration chooses it (notifier.alert_type_min and alert_type_max) clear of CloudStack's
+// built-in types; the notifier has no range of its own.
 type TypeRange struct{ Min, Max int }
 
-// DefaultTypeRange lies far above CloudStack's built-in alert types (0 to a few dozen) and below
-// the 16-bit limit of the type column.
-var DefaultTypeRange = TypeRange{Min: 20000, Max: 29999}
+// check refuses a range without a type for findings below the summary's.
+func (r TypeRange) check() error {
+	if r.Min <= 0 || r.Max <= r.Min {
+		return fmt.Errorf("%w: alert types %d to %d leave no type for findings below the summary's", ErrInvalidOptions, r.Min, r.Max)
+	}
+	return nil
+}
 
 func (r TypeRange) summaryType() int { return r.Max }
 

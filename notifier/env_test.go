@@ -13,6 +13,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
+	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstacktest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/logtest"
@@ -38,8 +39,8 @@ type notifierEnv struct {
 // testInterval is the check interval of the tests' notifiers.
 const testInterval = 5 * time.Minute
 
-// newNotifierEnv starts the fake with one Running cluster and a notifier with opts; Types,
-// Interval and the caps left at zero take the configuration's defaults.
+// newNotifierEnv starts the fake with one Running cluster and a notifier with opts; Types and the
+// caps left at zero take the configuration's defaults, Interval testInterval.
 func newNotifierEnv(tb testing.TB, opts notifier.Options) *notifierEnv {
 	tb.Helper()
 	e := &notifierEnv{cs: cloudstacktest.NewServer(), reg: prometheus.NewRegistry(), logs: &logtest.Buffer{}, now: time.Now()}
@@ -48,7 +49,7 @@ func newNotifierEnv(tb testing.TB, opts notifier.Options) *notifierEnv {
 		e.cluster = w.AddCluster(cloudstacktest.Cluster{Name: "prod", State: "Running", ZoneID: "20000000-0000-4000-8000-000000000001", ZoneName: "zone1",
 			Account: "acme", Domain: "ROOT", Created: time.Now()})
 	})
-	api, err := cloudstackapi.New(cloudstackapi.Options{Endpoint: e.cs.Endpoint(), APIKey: e.cs.APIKey(), SecretKey: e.cs.SecretKey(), Timeout: time.Minute})
+	api, err := cloudstackapi.New(cloudstackapi.Options{Endpoint: e.cs.Endpoint(), APIKey: e.cs.APIKey(), SecretKey: e.cs.SecretKey(), Timeout: config.Defaults().CloudStack.Timeout})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -60,14 +61,18 @@ func newNotifierEnv(tb testing.TB, opts notifier.Options) *notifierEnv {
 	if opts.Interval == 0 {
 		opts.Interval = testInterval
 	}
+	defaults := config.Defaults()
 	if opts.MaxAnnotationsPerCluster == 0 {
-		opts.MaxAnnotationsPerCluster = 10
+		opts.MaxAnnotationsPerCluster = defaults.Notifier.MaxAnnotationsPerCluster
 	}
 	if opts.MaxAlertsPerCycle == 0 {
-		opts.MaxAlertsPerCycle = 5
+		opts.MaxAlertsPerCycle = defaults.Notifier.MaxAlertsPerCycle
+	}
+	if opts.Types == (notifier.TypeRange{}) {
+		opts.Types = notifier.TypeRange{Min: defaults.Notifier.AlertTypeMin, Max: defaults.Notifier.AlertTypeMax}
 	}
 	opts.Enabled, opts.Annotations, opts.Alerts = true, true, true
-	e.n, err = notifier.New(notifiercs.New(api, 500), e.store, opts, notifier.NewMetrics(e.reg), slog.New(slog.NewTextHandler(e.logs, nil)), e.clock)
+	e.n, err = notifier.New(notifiercs.New(api, defaults.CloudStack.PageSize), e.store, opts, notifier.NewMetrics(e.reg), slog.New(slog.NewTextHandler(e.logs, nil)), e.clock)
 	if err != nil {
 		tb.Fatal(err)
 	}

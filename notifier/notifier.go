@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sort"
@@ -32,7 +33,12 @@ type Store interface {
 	SaveNotifierState([]byte) error
 }
 
-// Options are the notifier's settings; SetOptions changes them on reload.
+// ErrInvalidOptions is wrapped by the errors of New and Configure about Options: they take the
+// configuration's validated values and choose no defaults of their own.
+var ErrInvalidOptions = errors.New("invalid notifier options")
+
+// Options are the notifier's settings, validated values from the configuration; Configure changes
+// them on reload.
 type Options struct {
 	Enabled bool
 	// FromAlertmanager announces the drift alerts Alertmanager reports firing (see Receive)
@@ -72,8 +78,8 @@ type Notifier struct {
 // New loads the state. A state that cannot be decoded stops start-up: resetting it would
 // announce every open finding again. The notifier counts into metrics.
 func New(cs CloudStack, store Store, opts Options, metrics *Metrics, logger *slog.Logger, now func() time.Time) (*Notifier, error) {
-	if opts.Types == (TypeRange{}) {
-		opts.Types = DefaultTypeRange
+	if err := opts.Types.check(); err != nil {
+		return nil, err
 	}
 	n := &Notifier{cs: cs, store: store, logger: logger, now: now, opts: opts, failing: make(map[string]string), paused: make(map[string]time.Time), metrics: metrics}
 	raw, err := store.LoadNotifierState()
@@ -89,15 +95,17 @@ func New(cs CloudStack, store Store, opts Options, metrics *Metrics, logger *slo
 	return n, nil
 }
 
-// Configure applies a reloaded configuration from the next cycle on.
-func (n *Notifier) Configure(cs CloudStack, o Options) {
+// Configure applies a reloaded configuration from the next cycle on. Options New would refuse
+// change nothing and are returned as an error.
+func (n *Notifier) Configure(cs CloudStack, o Options) error {
+	if err := o.Types.check(); err != nil {
+		return err
+	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if o.Types == (TypeRange{}) {
-		o.Types = DefaultTypeRange
-	}
 	n.cs, n.opts = cs, o
 	clear(n.paused) // a new key or role may allow what the old one did not
+	return nil
 }
 
 // FirstSeen returns the first-seen time remembered for a finding of a cluster, across restarts.

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
+	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 )
 
 // memStore is a Store in memory that counts its saves.
@@ -70,7 +71,9 @@ func FuzzWebhook(f *testing.F) {
 		}
 		store, cs := &memStore{}, &noCloudStack{}
 		now := func() time.Time { return time.Date(2024, 6, 5, 8, 0, 0, 0, time.UTC) }
-		opts := Options{Enabled: true, FromAlertmanager: true, Annotations: true, Alerts: true, MaxAlertsPerCycle: 5}
+		d := config.Defaults().Notifier
+		opts := Options{Enabled: true, FromAlertmanager: true, Annotations: true, Alerts: true, MaxAlertsPerCycle: d.MaxAlertsPerCycle,
+			Types: TypeRange{Min: d.AlertTypeMin, Max: d.AlertTypeMax}}
 		n, err := New(cs, store, opts, NewMetrics(nil), slog.New(slog.DiscardHandler), now)
 		if err != nil {
 			t.Fatal(err)

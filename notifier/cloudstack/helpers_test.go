@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstacktest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/notifier/cloudstack"
@@ -23,11 +24,12 @@ func newWriter(t *testing.T, build func(w *cloudstacktest.World)) (*cloudstackte
 	if build != nil {
 		s.Update(build)
 	}
-	api, err := cloudstackapi.New(cloudstackapi.Options{Endpoint: s.Endpoint(), APIKey: s.APIKey(), SecretKey: s.SecretKey(), Timeout: time.Minute})
+	d := config.Defaults().CloudStack
+	api, err := cloudstackapi.New(cloudstackapi.Options{Endpoint: s.Endpoint(), APIKey: s.APIKey(), SecretKey: s.SecretKey(), Timeout: d.Timeout})
 	if err != nil {
 		t.Fatalf("cloudstackapi.New: %v", err)
 	}
-	return s, cloudstack.New(api, 500)
+	return s, cloudstack.New(api, d.PageSize)
 }
 
 // runningCluster returns a Running cluster row named name in the tests' zone.
