@@ -41,7 +41,7 @@ test:
 	GO=$(GO) scripts/fuzz.sh $(FUZZTIME)
 
 demo:
-	$(GO) run ./cmd/cks-drift-demo
+	$(GO) run ./cmd/cks-drift-demo $(DEMO_FLAGS)
 
 # gofmt, go vet, staticcheck and an untidy go.mod all fail the lint; .ci/run runs it before the tests.
 lint:

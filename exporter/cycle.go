@@ -119,7 +119,7 @@ func listNodes(ctx context.Context, clusters []collector.Cluster, lister NodeLis
 			names, err := lister.Nodes(ctx, c)
 			nl := collector.NodeList{Names: names}
 			if err != nil {
-				nl = collector.NodeList{Err: kube.Reason(err), Detail: kube.Detail(err)}
+				nl = collector.NodeList{Err: failureReason(err), Detail: kube.Detail(err)}
 				logger.Debug("Could not list the Kubernetes nodes, comparing the VM map with the VMs in CloudStack only",
 					"cluster", c.Name, "cluster_id", c.ID, "reason", nl.Err, "err", err)
 			}

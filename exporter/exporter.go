@@ -118,7 +118,7 @@ func New(opts Options) (*Exporter, error) {
 	// Every failure reason is exported from the start, at zero, so that increase() over it has
 	// data in a healthy cloud too.
 	failures := make(map[string]uint64)
-	for _, r := range kube.Reasons() {
+	for _, r := range nodeFailureReasons() {
 		failures[r] = 0
 	}
 	e.live = e.newLiveRegistry()

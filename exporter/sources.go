@@ -2,13 +2,16 @@ package exporter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/cloudstack"
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/database"
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/kube"
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector/kubeapi"
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
 	"github.com/cks-drift-exporter/cks-drift-exporter/notifier"
@@ -65,26 +68,11 @@ func newSources(cfg *config.Config, pins kube.PinStore, sshMetrics *kube.Metrics
 	if err != nil {
 		return sources{}, err
 	}
-	signer, err := kube.ReadPrivateKey(cfg.SSH.PrivateKeyFile)
+	nodes, err := nodeLister(cfg, inv, pins, sshMetrics, logger)
 	if err != nil {
-		return sources{}, fmt.Errorf("ssh.private_key_file: %w", err)
+		return sources{}, err
 	}
-	lister, err := kube.NewLister(kube.Options{
-		User:           cfg.SSH.User,
-		Signer:         signer,
-		Policy:         cfg.SSH.HostKeyPolicy,
-		KnownHostsFile: cfg.SSH.KnownHostsFile,
-		Pins:           pins,
-		Timeout:        cfg.SSH.Timeout,
-		Command:        cfg.SSH.KubectlCommand,
-		MaxNodes:       cfg.SSH.MaxNodes,
-		Metrics:        sshMetrics,
-		Logger:         logger,
-	})
-	if err != nil {
-		return sources{}, fmt.Errorf("ssh: %w", err)
-	}
-	src := sources{inventory: inv, nodes: lister, cloud: notifiercs.New(inv.API(), cfg.CloudStack.PageSize)}
+	src := sources{inventory: inv, nodes: nodes, cloud: notifiercs.New(inv.API(), cfg.CloudStack.PageSize)}
 	if cfg.Inventory.Source == config.SourceDatabase {
 		db, err := database.New(database.Options{
 			DSN:             string(cfg.Database.DSN),
@@ -101,4 +89,71 @@ func newSources(cfg *config.Config, pins kube.PinStore, sshMetrics *kube.Metrics
 		src.inventory, src.close = db, db.Close
 	}
 	return src, nil
+}
+
+// nodeLister builds the node source cfg names. With the Kubernetes API no SSH key is read, so
+// that an operator can run the exporter without one.
+func nodeLister(cfg *config.Config, inv *cloudstack.Source, pins kube.PinStore, sshMetrics *kube.Metrics, logger *slog.Logger) (NodeLister, error) {
+	if cfg.Check.NodeSource == config.NodeSourceKubernetesAPI {
+		l, err := kubeapi.New(kubeapi.Options{
+			Timeout:       cfg.KubernetesAPI.Timeout,
+			MaxNodes:      cfg.SSH.MaxNodes,
+			KubeconfigDir: cfg.KubernetesAPI.KubeconfigDir,
+			Configs:       inv,
+			Logger:        logger,
+			Now:           time.Now,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("kubernetes_api: %w", err)
+		}
+		return l, nil
+	}
+	return sshLister(cfg, pins, sshMetrics, logger)
+}
+
+// sshLister builds the SSH node source, reading its key and known_hosts.
+func sshLister(cfg *config.Config, pins kube.PinStore, sshMetrics *kube.Metrics, logger *slog.Logger) (NodeLister, error) {
+	signer, err := kube.ReadPrivateKey(cfg.SSH.PrivateKeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("ssh.private_key_file: %w", err)
+	}
+	lister, err := kube.NewLister(kube.Options{
+		User:           cfg.SSH.User,
+		Signer:         signer,
+		Policy:         cfg.SSH.HostKeyPolicy,
+		KnownHostsFile: cfg.SSH.KnownHostsFile,
+		Pins:           pins,
+		Timeout:        cfg.SSH.Timeout,
+		Command:        cfg.SSH.KubectlCommand,
+		MaxNodes:       cfg.SSH.MaxNodes,
+		Metrics:        sshMetrics,
+		Logger:         logger,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("ssh: %w", err)
+	}
+	return lister, nil
+}
+
+// failureReason is the kubectl_failures_total label of a node listing error of either source.
+func failureReason(err error) string {
+	var labelled interface{ Reason() string }
+	if errors.As(err, &labelled) {
+		return labelled.Reason()
+	}
+	return kube.Reason(err)
+}
+
+// nodeFailureReasons lists the labels of both sources, each once, so that every one is exported
+// at zero from the start whichever source is configured (a reload may switch).
+func nodeFailureReasons() []string {
+	var out []string
+	seen := make(map[string]bool)
+	for _, r := range append(kube.Reasons(), kubeapi.Reasons()...) {
+		if !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	return out
 }

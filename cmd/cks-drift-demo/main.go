@@ -28,6 +28,7 @@ func main() {
 		dir      = app.Flag("dir", "Folder for the demo's configuration, key and state file.").Default(".demo").String()
 		interval = app.Flag("interval", "Check interval of the demo.").Default("30s").Duration()
 		simOnly  = app.Flag("simulator-only", "Run only the simulated cloud, and write an exporter's configuration for it into --dir.").Bool()
+		source   = app.Flag("node-source", "Where node lists come from: ssh (kubectl on a simulated control node) or kubernetes_api (a fake Kubernetes API server per cluster, its kubeconfig from getKubernetesClusterConfig).").Default("ssh").Enum("ssh", "kubernetes_api")
 		logCfg   = &promslog.Config{}
 	)
 	promslogflag.AddFlags(app, logCfg)
@@ -38,7 +39,7 @@ func main() {
 	if *simOnly {
 		err = simulate(ctx, *dir)
 	} else {
-		err = run(ctx, *listen, *dir, *interval, logger)
+		err = run(ctx, *listen, *dir, *interval, *source, logger)
 	}
 	stop()
 	if err != nil {
@@ -47,15 +48,22 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, listen, dir string, interval time.Duration, logger *slog.Logger) error {
-	sim, err := newWorld()
+func run(ctx context.Context, listen, dir string, interval time.Duration, source string, logger *slog.Logger) error {
+	var apis *kubeAPIs
+	check := fmt.Sprintf("  interval: %s\n", interval)
+	if source == "kubernetes_api" {
+		apis = newKubeAPIs()
+		defer apis.Close()
+		check += "  node_source: kubernetes_api\n"
+	}
+	sim, err := newWorld(apis)
 	if err != nil {
 		return err
 	}
 	defer sim.Close()
 	// The simulated cloud is new on every run: so is the exporter's state.
 	_ = os.Remove(filepath.Join(dir, "state.db"))
-	cfgPath, err := sim.WriteFiles(dir, fmt.Sprintf("  interval: %s\n", interval), "  max_alerts_per_cycle: 5\n")
+	cfgPath, err := sim.WriteFiles(dir, check, "  max_alerts_per_cycle: 5\n")
 	if err != nil {
 		return err
 	}

@@ -7,13 +7,14 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
 )
 
-// newWorld starts the simulated cloud with the demo's clusters.
-func newWorld() (*simulator.Simulator, error) {
+// newWorld starts the simulated cloud with the demo's clusters, each with a Kubernetes API
+// server when apis is not nil.
+func newWorld(apis *kubeAPIs) (*simulator.Simulator, error) {
 	sim, err := simulator.New(simulator.Options{})
 	if err != nil {
 		return nil, err
 	}
-	if err := buildWorld(sim); err != nil {
+	if err := buildWorld(sim, apis); err != nil {
 		sim.Close()
 		return nil, err
 	}
@@ -24,7 +25,7 @@ func newWorld() (*simulator.Simulator, error) {
 // package, say): it writes that exporter's configuration and key into dir, prints the
 // configuration's path and serves until interrupted.
 func simulate(ctx context.Context, dir string) error {
-	sim, err := newWorld()
+	sim, err := newWorld(nil)
 	if err != nil {
 		return err
 	}

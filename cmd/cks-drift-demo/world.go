@@ -11,8 +11,8 @@ import (
 // buildWorld creates six clusters: three healthy (one of them created before 4.16, with -master
 // names, reached as the user core that CloudStack recorded for it), one with a missing map row
 // (unmapped_vm), one with a running VM that is not a Kubernetes node (vm_not_a_node), one in the
-// middle of a scale-up (skipped).
-func buildWorld(sim *simulator.Simulator) error {
+// middle of a scale-up (skipped). With apis, every cluster also gets a Kubernetes API server.
+func buildWorld(sim *simulator.Simulator, apis *kubeAPIs) error {
 	specs := []simulator.ClusterSpec{
 		{Name: "prod-east", Controls: 3, Workers: 2},
 		{Name: "analytics", Workers: 2},
@@ -28,6 +28,11 @@ func buildWorld(sim *simulator.Simulator) error {
 			return err
 		}
 		clusters[spec.Name] = c
+		if apis != nil {
+			if err := apis.add(sim, c); err != nil {
+				return err
+			}
+		}
 	}
 	a := clusters["analytics"]
 	if _, err := sim.DeleteMapRow(a.ID, a.VMs[len(a.VMs)-1]); err != nil {
@@ -36,6 +41,9 @@ func buildWorld(sim *simulator.Simulator) error {
 	ci := clusters["ci-runners"]
 	if _, err := sim.StopKubelet(ci.ID, ci.VMs[1]); err != nil {
 		return err
+	}
+	if apis != nil {
+		apis.stopKubelet(ci.ID, ci.VMs[1])
 	}
 	return nil
 }

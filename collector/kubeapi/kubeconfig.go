@@ -14,7 +14,9 @@ import (
 	"regexp"
 	"time"
 
-	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -34,7 +36,8 @@ var clusterID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]{0,63}$`)
 // client is a cluster's node client built from one kubeconfig. Only the hash of the kubeconfig
 // is kept beside it, to see whether a new one says something else.
 type client struct {
-	nodes          corev1client.NodeInterface
+	nodes          rest.Interface
+	closeIdle      func()
 	host           string
 	sum            [sha256.Size]byte
 	fromCloudStack bool
@@ -86,11 +89,11 @@ func (l *Lister) client(ctx context.Context, id string, refresh bool) (*client, 
 	if err != nil {
 		return nil, err
 	}
-	nodes, err := corev1client.NewForConfig(rc)
+	nodes, err := rest.RESTClientFor(rc)
 	if err != nil {
 		return nil, withReason(reasonKubeconfig, errors.New("no client can be made from the kubeconfig"))
 	}
-	cl := &client{nodes: nodes.Nodes(), host: rc.Host, sum: sum, fromCloudStack: fromCloudStack, used: l.opts.Now()}
+	cl := &client{nodes: nodes, closeIdle: nodes.Client.CloseIdleConnections, host: rc.Host, sum: sum, fromCloudStack: fromCloudStack, used: l.opts.Now()}
 	l.mu.Lock()
 	l.cache[id] = cl
 	l.mu.Unlock()
@@ -159,8 +162,16 @@ func restConfig(data []byte, timeout time.Duration) (*rest.Config, error) {
 		return nil, withReason(reasonTLS, errors.New("the kubeconfig's server is not an https URL verified against a CA"))
 	}
 	rc.Timeout = timeout
+	// The core group's REST path; answers are decoded by list, so no scheme of types is needed,
+	// only the codecs that read an error Status.
+	rc.APIPath = "/api"
+	rc.GroupVersion = &schema.GroupVersion{Version: "v1"}
+	rc.NegotiatedSerializer = serializer.NewCodecFactory(runtime.NewScheme()).WithoutConversion()
 	rc.UserAgent = "cks-drift-exporter"
 	rc.WarningHandler = rest.NoWarnings{}
+	// One list per cluster per cycle, a few pages at most (max_nodes bounds them): client-go's
+	// 5-per-second limiter would never protect the API server, only hold a repeated list back.
+	rc.QPS = -1
 	// A Proxy function keeps client-go from caching the transport process-wide (its cache key
 	// holds the credential and is never evicted); the transport then lives as long as the client.
 	rc.Proxy = http.ProxyFromEnvironment

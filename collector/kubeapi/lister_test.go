@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/kubetest"
 )
 
@@ -78,12 +79,20 @@ func TestKubeconfigCachedAndFetchedAgain(t *testing.T) {
 		t.Fatalf("getKubernetesClusterConfig called %d times, want one more after the refusal", n)
 	}
 
+	r.cs.SetKubeconfig(r.cluster.ID, []byte("not a kubeconfig"))
+	if _, err := l.Nodes(ctx, r.cluster); Reason(err) != reasonKubeconfig {
+		t.Fatalf("revoked credential, CloudStack's kubeconfig unusable: reason %q (%v), want %q", Reason(err), err, reasonKubeconfig)
+	}
+	if n := r.configCalls(); n != 3 {
+		t.Fatalf("getKubernetesClusterConfig called %d times, want 3", n)
+	}
+
 	r.serve(t, r.api.NewToken(true)) // the cluster's credential was rotated
 	if _, err := l.Nodes(ctx, r.cluster); err != nil {
 		t.Fatalf("after rotation: %v", err)
 	}
-	if n := r.configCalls(); n != 3 {
-		t.Fatalf("getKubernetesClusterConfig called %d times, want 3", n)
+	if n := r.configCalls(); n != 4 {
+		t.Fatalf("getKubernetesClusterConfig called %d times, want 4", n)
 	}
 }
 
@@ -151,5 +160,14 @@ func TestKubeconfigDirWins(t *testing.T) {
 	}
 	if n := r.configCalls(); n != 1 {
 		t.Fatalf("getKubernetesClusterConfig called %d times, want 1", n)
+	}
+}
+
+// TestSameUUIDs counts only nodes whose systemUUID is their own VM's uuid, in any case.
+func TestSameUUIDs(t *testing.T) {
+	vms := []collector.MappedVM{{ID: "AA-1", Name: "c-control-1"}, {ID: "bb-2", Name: "c-node-2"}, {Name: "c-node-3"}}
+	nodes := []Node{{Name: "c-control-1", SystemUUID: "aa-1"}, {Name: "c-node-2", SystemUUID: "AA-1"}, {Name: "c-node-3"}, {Name: "stranger", SystemUUID: "bb-2"}}
+	if got := sameUUIDs(nodes, vms); got != 1 {
+		t.Fatalf("sameUUIDs = %d, want 1", got)
 	}
 }
