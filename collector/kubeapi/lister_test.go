@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -169,5 +170,23 @@ func TestSameUUIDs(t *testing.T) {
 	nodes := []Node{{Name: "c-control-1", SystemUUID: "aa-1"}, {Name: "c-node-2", SystemUUID: "AA-1"}, {Name: "c-node-3"}, {Name: "stranger", SystemUUID: "bb-2"}}
 	if got := sameUUIDs(nodes, vms); got != 1 {
 		t.Fatalf("sameUUIDs = %d, want 1", got)
+	}
+}
+
+// TestIdleClientsDropped: a cluster's cached kubeconfig goes after a day unused, so a cluster
+// gone from CloudStack does not keep its credential in memory; the next list asks again.
+func TestIdleClientsDropped(t *testing.T) {
+	r := newRig(t, threeNodes...)
+	r.serve(t, r.api.NewToken(true))
+	now := time.Date(2026, 6, 5, 8, 0, 0, 0, time.UTC)
+	l := r.lister(t, func(o *Options) { o.Now = func() time.Time { return now } })
+	for _, step := range []time.Duration{0, time.Hour, 25 * time.Hour} {
+		now = now.Add(step)
+		if _, err := l.Nodes(context.Background(), r.cluster); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := r.configCalls(); n != 2 {
+		t.Fatalf("getKubernetesClusterConfig called %d times, want 2 (once more after a day unused)", n)
 	}
 }
