@@ -227,7 +227,9 @@ func TestSameFindingsFromAPIAndDatabase(t *testing.T) {
 
 	d := db.NewDatabase(t)
 	x.w.Load(t, d)
-	dbSrc, err := database.New(database.Options{DSN: d.ReaderDSN(), IncludeProjects: true})
+	dbd := config.Defaults().Database
+	dbSrc, err := database.New(database.Options{DSN: d.ReaderDSN(), MaxOpenConns: dbd.MaxOpenConns, MaxIdleConns: dbd.MaxIdleConns,
+		ConnMaxLifetime: dbd.ConnMaxLifetime, QueryTimeout: dbd.QueryTimeout, IncludeProjects: true})
 	if err != nil {
 		t.Fatal(err)
 	}

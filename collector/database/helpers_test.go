@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
+	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/mariadbtest"
 )
 
@@ -51,9 +52,29 @@ func load(t *testing.T, w *mariadbtest.World, v mariadbtest.Version, o Options) 
 	return newSource(t, o), d
 }
 
+// withConfigDefaults fills the pool sizes, lifetime and timeout left at zero in o with the
+// configuration's defaults, which New does not apply.
+func withConfigDefaults(o Options) Options {
+	d := config.Defaults().Database
+	if o.MaxOpenConns == 0 {
+		o.MaxOpenConns = d.MaxOpenConns
+	}
+	if o.MaxIdleConns == 0 {
+		o.MaxIdleConns = d.MaxIdleConns
+	}
+	if o.ConnMaxLifetime == 0 {
+		o.ConnMaxLifetime = d.ConnMaxLifetime
+	}
+	if o.QueryTimeout == 0 {
+		o.QueryTimeout = d.QueryTimeout
+	}
+	return o
+}
+
+// newSource returns a Source with o, its zero settings taken from the configuration's defaults.
 func newSource(t *testing.T, o Options) *Source {
 	t.Helper()
-	s, err := New(o)
+	s, err := New(withConfigDefaults(o))
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

@@ -12,18 +12,19 @@ import (
 	"github.com/go-sql-driver/mysql"
 )
 
-// Options configure the database source.
+// Options configure the database source with validated values (the configuration owns the
+// defaults); New refuses a zero pool size, lifetime or timeout instead of choosing one.
 type Options struct {
 	// DSN is a go-sql-driver/mysql DSN of CloudStack's database, e.g.
 	// "exporter:secret@tcp(db:3306)/cloud". The database name defaults to cloud. parseTime and loc
 	// are always set (CloudStack stores DATETIME in UTC); the account needs only SELECT.
 	DSN string
 	// MaxOpenConns, MaxIdleConns and ConnMaxLifetime size the connection pool; a cycle uses one
-	// connection. Zero means 2, 1 and 5 minutes.
+	// connection. MaxIdleConns may be zero: no connection is kept between cycles.
 	MaxOpenConns    int
 	MaxIdleConns    int
 	ConnMaxLifetime time.Duration
-	// QueryTimeout bounds each statement of a cycle; zero means 30 seconds.
+	// QueryTimeout bounds each statement of a cycle.
 	QueryTimeout    time.Duration
 	IncludeProjects bool
 	// SSHPort, when not zero, replaces the discovered SSH port of every cluster.
@@ -49,24 +50,16 @@ func New(o Options) (*Source, error) {
 		return nil, fmt.Errorf("database: invalid dsn %s: %s", RedactDSN(o.DSN), scrubText(err.Error(), dsnPassword(o.DSN)))
 	}
 	switch {
-	case o.MaxOpenConns < 0, o.MaxIdleConns < 0:
-		return nil, errors.New("database: connection counts must not be negative")
-	case o.ConnMaxLifetime < 0, o.QueryTimeout < 0:
-		return nil, errors.New("database: durations must not be negative")
+	case o.MaxOpenConns <= 0:
+		return nil, fmt.Errorf("database: max open connections %d is not positive", o.MaxOpenConns)
+	case o.MaxIdleConns < 0:
+		return nil, fmt.Errorf("database: max idle connections %d is negative", o.MaxIdleConns)
+	case o.ConnMaxLifetime <= 0:
+		return nil, fmt.Errorf("database: connection lifetime %s is not positive", o.ConnMaxLifetime)
+	case o.QueryTimeout <= 0:
+		return nil, fmt.Errorf("database: query timeout %s is not positive", o.QueryTimeout)
 	case o.SSHPort < 0 || o.SSHPort > 65535:
 		return nil, fmt.Errorf("database: ssh port %d out of range", o.SSHPort)
-	}
-	if o.MaxOpenConns == 0 {
-		o.MaxOpenConns = 2
-	}
-	if o.MaxIdleConns == 0 {
-		o.MaxIdleConns = 1
-	}
-	if o.ConnMaxLifetime == 0 {
-		o.ConnMaxLifetime = 5 * time.Minute
-	}
-	if o.QueryTimeout == 0 {
-		o.QueryTimeout = 30 * time.Second
 	}
 	if cfg.DBName == "" {
 		cfg.DBName = "cloud"

@@ -29,7 +29,8 @@ func TestNew(t *testing.T) {
 	const secret = "Sup3r-secret"
 	tests := []struct {
 		name    string
-		opts    Options
+		opts    Options // zero settings are filled with the configuration's defaults
+		zero    func(*Options)
 		wantErr string // substring; empty: no error
 	}{
 		{name: "minimal", opts: Options{DSN: "u:" + secret + "@tcp(192.0.2.1:3306)/cloud"}},
@@ -37,14 +38,22 @@ func TestNew(t *testing.T) {
 		{name: "no dsn", opts: Options{}, wantErr: "dsn is required"},
 		{name: "bad dsn", opts: Options{DSN: "u:" + secret + "@tcp(db:3306)/cloud?parseTime=maybe"}, wantErr: "invalid dsn u:xxxxx@tcp(db:3306)/cloud?parseTime=maybe: invalid bool value: maybe"},
 		{name: "no slash", opts: Options{DSN: "u:" + secret + "@tcp(db:3306)"}, wantErr: "invalid dsn u:xxxxx@tcp(db:3306): "},
-		{name: "negative conns", opts: Options{DSN: "u@tcp(db)/cloud", MaxOpenConns: -1}, wantErr: "must not be negative"},
-		{name: "negative timeout", opts: Options{DSN: "u@tcp(db)/cloud", QueryTimeout: -time.Second}, wantErr: "must not be negative"},
+		{name: "negative conns", opts: Options{DSN: "u@tcp(db)/cloud", MaxOpenConns: -1}, wantErr: "max open connections -1 is not positive"},
+		{name: "negative idle conns", opts: Options{DSN: "u@tcp(db)/cloud", MaxIdleConns: -1}, wantErr: "max idle connections -1 is negative"},
+		{name: "negative timeout", opts: Options{DSN: "u@tcp(db)/cloud", QueryTimeout: -time.Second}, wantErr: "query timeout -1s is not positive"},
+		{name: "zero conns", zero: func(o *Options) { o.MaxOpenConns = 0 }, opts: Options{DSN: "u@tcp(db)/cloud"}, wantErr: "max open connections 0 is not positive"},
+		{name: "zero lifetime", zero: func(o *Options) { o.ConnMaxLifetime = 0 }, opts: Options{DSN: "u@tcp(db)/cloud"}, wantErr: "connection lifetime 0s is not positive"},
+		{name: "zero timeout", zero: func(o *Options) { o.QueryTimeout = 0 }, opts: Options{DSN: "u@tcp(db)/cloud"}, wantErr: "query timeout 0s is not positive"},
 		{name: "ssh port", opts: Options{DSN: "u@tcp(db)/cloud", SSHPort: 70000}, wantErr: "ssh port 70000 out of range"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			o := withConfigDefaults(tt.opts)
+			if tt.zero != nil {
+				tt.zero(&o)
+			}
 			start := time.Now()
-			s, err := New(tt.opts)
+			s, err := New(o)
 			if tt.wantErr == "" {
 				if err != nil {
 					t.Fatalf("New: %v", err)
@@ -53,8 +62,8 @@ func TestNew(t *testing.T) {
 				if took := time.Since(start); took > time.Second {
 					t.Errorf("New took %v: it must not connect", took)
 				}
-				if s.opts.QueryTimeout != 30*time.Second || s.opts.MaxOpenConns != 2 {
-					t.Errorf("defaults not applied: %+v", s.opts)
+				if s.opts != o {
+					t.Errorf("New changed the options: %+v, was given %+v", s.opts, o)
 				}
 				return
 			}
