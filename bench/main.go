@@ -26,6 +26,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 )
 
 // options are the benchmark's flags.
@@ -61,17 +63,18 @@ func main() {
 	}
 	var o options
 	var clusters string
+	d := config.Defaults() // the exporter's settings default to the configuration's
 	flag.StringVar(&clusters, "clusters", "10 100 1000 5000", "world sizes (clusters), separated by spaces or commas")
 	flag.IntVar(&o.strays, "strays", 20000, "VMs that belong to no cluster, in every world")
 	flag.DurationVar(&o.latency, "latency", 50*time.Millisecond, "latency the fake CloudStack adds to every API answer")
 	flag.DurationVar(&o.handshake, "handshake", 200*time.Millisecond, "delay of every fake control node before the SSH handshake")
 	flag.Float64Var(&o.hang, "hang", 0.03, "share of control nodes that hang in the SSH handshake until ssh.timeout")
 	flag.Float64Var(&o.projects, "projects", 0.1, "share of clusters (with their VMs and rules) owned by a project")
-	flag.IntVar(&o.concurrency, "concurrency", 16, "check.concurrency of the exporter")
-	flag.DurationVar(&o.sshTimeout, "ssh-timeout", 10*time.Second, "ssh.timeout of the exporter and of the one-at-a-time check")
-	flag.IntVar(&o.pageSize, "page-size", 500, "cloudstack.page_size of the exporter")
-	flag.BoolVar(&o.includeProjects, "include-projects", true, "check.include_projects of the exporter")
-	flag.StringVar(&o.hostKeyPolicy, "host-key-policy", "pin", "ssh.host_key_policy of the exporter (pin writes every first key to the bbolt state file)")
+	flag.IntVar(&o.concurrency, "concurrency", d.Check.Concurrency, "check.concurrency of the exporter")
+	flag.DurationVar(&o.sshTimeout, "ssh-timeout", d.SSH.Timeout, "ssh.timeout of the exporter and of the one-at-a-time check")
+	flag.IntVar(&o.pageSize, "page-size", d.CloudStack.PageSize, "cloudstack.page_size of the exporter")
+	flag.BoolVar(&o.includeProjects, "include-projects", d.Check.IncludeProjects, "check.include_projects of the exporter")
+	flag.StringVar(&o.hostKeyPolicy, "host-key-policy", string(d.SSH.HostKeyPolicy), "ssh.host_key_policy of the exporter (pin writes every first key to the bbolt state file)")
 	flag.IntVar(&o.metricsRequests, "metrics-requests", 200, "GET /metrics requests spread over the warm cycle")
 	flag.IntVar(&o.idleRequests, "idle-requests", 50, "GET /metrics requests between cycles")
 	flag.IntVar(&o.seqSample, "seq-sample", 100, "clusters the one-at-a-time check visits per world (more clusters: extrapolated linearly)")

@@ -89,9 +89,10 @@ func sequentialMain(args []string) int {
 	fs := flag.NewFlagSet("sequential", flag.ExitOnError)
 	worldFile := fs.String("world", "", "world.json of the running benchfake")
 	sample := fs.Int("sample", 100, "clusters to visit; more are extrapolated")
-	timeout := fs.Duration("ssh-timeout", 10*time.Second, "SSH timeout")
-	pageSize := fs.Int("page-size", 500, "page size of the cluster listing")
-	includeProjects := fs.Bool("include-projects", true, "list project clusters too")
+	d := config.Defaults()
+	timeout := fs.Duration("ssh-timeout", d.SSH.Timeout, "SSH timeout")
+	pageSize := fs.Int("page-size", d.CloudStack.PageSize, "page size of the cluster listing")
+	includeProjects := fs.Bool("include-projects", d.Check.IncludeProjects, "list project clusters too")
 	_ = fs.Parse(args)
 	r, err := sequential(*worldFile, *sample, *timeout, *pageSize, *includeProjects)
 	if err != nil {

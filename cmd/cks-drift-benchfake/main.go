@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/bench/world"
+	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 )
 
 func main() {
@@ -36,11 +37,12 @@ func main() {
 	flag.Float64Var(&spec.HangShare, "hang", 0.03, "share of control nodes that hang in the SSH handshake")
 	flag.DurationVar(&spec.Latency, "latency", 50*time.Millisecond, "latency added to every API answer")
 	flag.DurationVar(&spec.Handshake, "handshake", 200*time.Millisecond, "delay of every control node before the SSH handshake")
-	flag.IntVar(&cfg.Concurrency, "concurrency", 16, "check.concurrency of the written configuration")
-	flag.DurationVar(&cfg.SSHTimeout, "ssh-timeout", 10*time.Second, "ssh.timeout of the written configuration")
-	flag.IntVar(&cfg.PageSize, "page-size", 500, "cloudstack.page_size of the written configuration")
-	flag.BoolVar(&cfg.IncludeProjects, "include-projects", true, "check.include_projects of the written configuration")
-	flag.StringVar(&cfg.HostKeyPolicy, "host-key-policy", "pin", "ssh.host_key_policy of the written configuration")
+	d := config.Defaults() // the written settings default to the configuration's
+	flag.IntVar(&cfg.Concurrency, "concurrency", d.Check.Concurrency, "check.concurrency of the written configuration")
+	flag.DurationVar(&cfg.SSHTimeout, "ssh-timeout", d.SSH.Timeout, "ssh.timeout of the written configuration")
+	flag.IntVar(&cfg.PageSize, "page-size", d.CloudStack.PageSize, "cloudstack.page_size of the written configuration")
+	flag.BoolVar(&cfg.IncludeProjects, "include-projects", d.Check.IncludeProjects, "check.include_projects of the written configuration")
+	flag.StringVar(&cfg.HostKeyPolicy, "host-key-policy", string(d.SSH.HostKeyPolicy), "ssh.host_key_policy of the written configuration")
 	flag.Parse()
 	if *out == "" {
 		fmt.Fprintln(os.Stderr, "cks-drift-benchfake: -out is required")
