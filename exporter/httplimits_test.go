@@ -25,81 +25,95 @@ var testLimits = httpLimits{
 	MaxHeaderBytes: 4 << 10, MaxBody: 1 << 10, MaxConnections: 8,
 }
 
-// TestDrippingBodies: 32 clients that send the headers of a POST and then its body one byte at
-// a time, reconnecting whenever they are cut off. The server keeps at most MaxConnections of them
-// open, cuts each off after ReadTimeout, and /-/healthy still answers while they keep coming.
-// Without the limits every dripping client kept its connection (and a file descriptor) forever.
-func TestDrippingBodies(t *testing.T) {
-	e, _ := newEnv(t, simulator.ClusterSpec{Name: "test"})
-	e.writeConfig("  interval: 1h\n", "")
-	e.prepare = func(exp *Exporter) { exp.httpLimits = testLimits }
-	e.start()
-	e.waitFor("the first cycle", func() bool { return e.cycles() == 1 })
-	addr := strings.TrimPrefix(e.url, "http://")
-
-	var (
-		stop      = make(chan struct{})
-		wg        sync.WaitGroup
-		cut       atomic.Int64 // connections the server closed while the body was still dripping
-		maxOpen   atomic.Int64
-		openConns = func() float64 { return testutil.ToFloat64(e.exp.conns.open) }
-	)
-	drip := func() {
-		defer wg.Done()
-		for {
+// dripper sends the headers of a POST to addr and then its body one byte at a time, reconnecting
+// whenever the server cuts it off, until stop is closed; it counts the cuts.
+func dripper(addr string, stop <-chan struct{}, cut *atomic.Int64) {
+	for {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			continue
+		}
+		closed := make(chan struct{})
+		go func() { _, _ = io.Copy(io.Discard, c); close(closed) }()
+		_, err = fmt.Fprintf(c, "POST /-/healthy HTTP/1.1\r\nHost: %s\r\nContent-Length: 100000\r\n\r\n", addr)
+		for err == nil {
 			select {
 			case <-stop:
+				_ = c.Close()
 				return
-			default:
+			case <-closed:
+				err = io.EOF
+				cut.Add(1)
+			case <-time.After(20 * time.Millisecond): // the attacker's pace
+				_, err = c.Write([]byte("x"))
 			}
-			c, err := net.Dial("tcp", addr)
-			if err != nil {
-				continue
-			}
-			closed := make(chan struct{})
-			go func() { _, _ = io.Copy(io.Discard, c); close(closed) }()
-			_, err = fmt.Fprintf(c, "POST /-/healthy HTTP/1.1\r\nHost: %s\r\nContent-Length: 1000\r\n\r\n", addr)
-			for i := 0; err == nil && i < 1000; i++ {
-				select {
-				case <-stop:
-					_ = c.Close()
-					return
-				case <-closed:
-					err = io.EOF
-					cut.Add(1)
-				case <-time.After(20 * time.Millisecond): // the attacker's pace
-					_, err = c.Write([]byte("x"))
-				}
-			}
-			_ = c.Close()
 		}
+		_ = c.Close()
 	}
-	for range 32 {
-		wg.Add(1)
-		go drip()
-	}
-	defer func() { close(stop); wg.Wait() }()
+}
 
-	e.waitFor("the connection limit reached", func() bool {
-		maxOpen.Store(max(maxOpen.Load(), int64(openConns())))
-		return testutil.ToFloat64(e.exp.conns.waited) > 0
-	})
-	e.waitFor("dripping clients cut off", func() bool {
-		maxOpen.Store(max(maxOpen.Load(), int64(openConns())))
-		return cut.Load() >= 16
-	})
-	client := &http.Client{Timeout: 20 * time.Second}
-	defer client.CloseIdleConnections()
-	resp, err := client.Get(e.url + "/-/healthy")
-	if err != nil {
-		t.Fatalf("/-/healthy under dripping clients: %v", err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("/-/healthy under dripping clients: %d", resp.StatusCode)
-	}
-	if m := maxOpen.Load(); m > int64(testLimits.MaxConnections) {
-		t.Fatalf("%d connections open at once, limit %d", m, testLimits.MaxConnections)
+// TestDrippingBodies: clients that send the headers of a POST and then its body one byte at a
+// time. Alone, one is cut off after ReadTimeout. Many, reconnecting whenever they are cut off
+// (once 20,000 took every file descriptor), hold at most MaxConnections connections: each new
+// one past the limit closes the oldest, so /-/healthy still answers at once, long before any
+// read timeout. Waiting for a free place instead queued it behind every dripping client.
+func TestDrippingBodies(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		readTimeout time.Duration
+		clients     int
+	}{
+		{name: "one, cut by the read timeout", readTimeout: time.Second, clients: 1},
+		{name: "many, the oldest closed past the limit", readTimeout: time.Hour, clients: 32},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, _ := newEnv(t, simulator.ClusterSpec{Name: "test"})
+			e.writeConfig("  interval: 1h\n", "")
+			limits := testLimits
+			limits.ReadTimeout = tc.readTimeout
+			e.prepare = func(exp *Exporter) { exp.httpLimits = limits }
+			e.start()
+			e.waitFor("the first cycle", func() bool { return e.cycles() == 1 })
+
+			var (
+				stop    = make(chan struct{})
+				wg      sync.WaitGroup
+				cut     atomic.Int64
+				maxOpen atomic.Int64
+			)
+			sample := func() {
+				maxOpen.Store(max(maxOpen.Load(), int64(testutil.ToFloat64(e.exp.conns.open))))
+			}
+			for range tc.clients {
+				wg.Add(1)
+				go func() { defer wg.Done(); dripper(strings.TrimPrefix(e.url, "http://"), stop, &cut) }()
+			}
+			defer func() { close(stop); wg.Wait() }()
+
+			e.waitFor("dripping clients cut off", func() bool { sample(); return cut.Load() >= int64(tc.clients) })
+			client := &http.Client{Timeout: 20 * time.Second}
+			defer client.CloseIdleConnections()
+			resp, err := client.Get(e.url + "/-/healthy")
+			if err != nil {
+				t.Fatalf("/-/healthy among dripping clients: %v", err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("/-/healthy among dripping clients: %d", resp.StatusCode)
+			}
+			sample()
+			if m := maxOpen.Load(); m > int64(limits.MaxConnections) {
+				t.Fatalf("%d connections open at once, limit %d", m, limits.MaxConnections)
+			}
+			if tc.clients > limits.MaxConnections && testutil.ToFloat64(e.exp.conns.evicted) == 0 {
+				t.Fatal("the connection limit was never reached")
+			}
+		})
 	}
 }
 

@@ -7,12 +7,10 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/coreos/go-systemd/v22/activation"
 	"github.com/mdlayher/vsock"
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/exporter-toolkit/web"
 )
 
@@ -28,8 +26,8 @@ type httpLimits struct {
 	MaxHeaderBytes int
 	// MaxBody caps the body of every POST (the webhook may cap lower).
 	MaxBody int64
-	// MaxConnections bounds the connections open at once; more wait to be accepted, so that a
-	// flood of clients cannot take the file descriptors that SSH sessions and the state file need.
+	// MaxConnections bounds the connections open at once, so that a flood of clients cannot take
+	// the file descriptors that SSH sessions and the state file need (see connTable).
 	MaxConnections int
 }
 
@@ -107,74 +105,4 @@ func listen(addr string) (net.Listener, error) {
 		return nil, err
 	}
 	return vsock.Listen(uint32(p), nil)
-}
-
-// connMetrics count the HTTP server's connections.
-type connMetrics struct {
-	open   prometheus.Gauge
-	waited prometheus.Counter
-}
-
-func newConnMetrics() connMetrics {
-	return connMetrics{
-		open: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "cks_drift_http_connections",
-			Help: "HTTP connections open now.",
-		}),
-		waited: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "cks_drift_http_connection_limit_reached_total",
-			Help: "Times a new HTTP connection had to wait because the connection limit was reached.",
-		}),
-	}
-}
-
-// connLimit is a listener that keeps at most cap(slots) connections open, across every listener
-// that shares slots; Accept waits for one to close, and each wait is counted.
-type connLimit struct {
-	net.Listener
-	slots   chan struct{}
-	m       connMetrics
-	closing chan struct{}
-	once    sync.Once
-}
-
-func limitConnections(l net.Listener, slots chan struct{}, m connMetrics) *connLimit {
-	return &connLimit{Listener: l, slots: slots, m: m, closing: make(chan struct{})}
-}
-
-func (l *connLimit) Accept() (net.Conn, error) {
-	select {
-	case l.slots <- struct{}{}:
-	default:
-		l.m.waited.Inc()
-		select {
-		case l.slots <- struct{}{}:
-		case <-l.closing:
-			return nil, net.ErrClosed
-		}
-	}
-	c, err := l.Listener.Accept()
-	if err != nil {
-		<-l.slots
-		return nil, err
-	}
-	l.m.open.Inc()
-	return &limitedConn{Conn: c, release: func() { l.m.open.Dec(); <-l.slots }}, nil
-}
-
-func (l *connLimit) Close() error {
-	l.once.Do(func() { close(l.closing) })
-	return l.Listener.Close()
-}
-
-type limitedConn struct {
-	net.Conn
-	once    sync.Once
-	release func()
-}
-
-func (c *limitedConn) Close() error {
-	err := c.Conn.Close()
-	c.once.Do(c.release)
-	return err
 }

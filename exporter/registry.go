@@ -49,7 +49,7 @@ func (e *Exporter) newLiveRegistry() *prometheus.Registry {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		e.reloadOK, e.reloadTime, e.reloadsTotal, e.webhooks, e.refused,
-		e.conns.open, e.conns.waited, e.sshMetrics,
+		e.conns.open, e.conns.evicted, e.sshMetrics,
 	)
 	e.notifierMetrics = notifier.NewMetrics(r)
 	e.annotationGuard = notifier.NewAnnotationGuard(r, e.logger)

@@ -39,9 +39,9 @@ func (e *Exporter) Run(ctx context.Context, o ServeOptions) error {
 			return err
 		}
 	}
-	slots := make(chan struct{}, e.httpLimits.MaxConnections)
+	conns := newConnTable(e.httpLimits.MaxConnections, e.conns)
 	for i, l := range ls {
-		ls[i] = limitConnections(l, slots, e.conns)
+		ls[i] = conns.listener(l)
 	}
 
 	ctx, cancel := context.WithCancel(ctx)
