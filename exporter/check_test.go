@@ -1,9 +1,11 @@
 package exporter
 
 import (
+	"context"
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/pem"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,7 +71,7 @@ func TestCheckConfig(t *testing.T) {
 			if err := os.WriteFile(path, []byte(yml), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			err := CheckConfig(path, nil)
+			err := CheckConfig(context.Background(), path, nil, true, io.Discard)
 			switch {
 			case tt.want == "" && err != nil:
 				t.Fatalf("CheckConfig() = %v, want valid", err)

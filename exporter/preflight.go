@@ -8,6 +8,7 @@ import (
 	"sort"
 	"sync"
 
+	cs "github.com/apache/cloudstack-go/v2/cloudstack"
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/cloudstack"
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/kube"
@@ -98,14 +99,8 @@ func (p *preflight) apis(ctx context.Context, api *cloudstackapi.Client, endpoin
 	sdk := api.SDK(ctx)
 	readsOK := true
 	for i, name := range names {
-		params := sdk.APIDiscovery.NewListApisParams()
-		params.SetName(name)
-		var err error
-		if gerr := cloudstackapi.Guard(func() error { _, err = sdk.APIDiscovery.ListApis(params); return err }); gerr != nil {
-			err = gerr
-		}
+		err := listAPI(sdk, name)
 		if err != nil {
-			err = cloudstackapi.Redact(err)
 			if i == 0 && cloudstackapi.Code(err) != 431 {
 				// Not a "no such API" answer: the endpoint, the TLS or the keys are wrong.
 				p.check("CloudStack API at "+endpoint, "", cloudstackapi.Hint(err))
@@ -121,6 +116,18 @@ func (p *preflight) apis(ctx context.Context, api *cloudstackapi.Client, endpoin
 		}
 	}
 	return readsOK
+}
+
+// listAPI asks listApis about one API, read-only and signed, and returns the redacted error: nil
+// when the key's role allows name, CloudStack's 431 when it does not.
+func listAPI(sdk *cs.CloudStackClient, name string) error {
+	params := sdk.APIDiscovery.NewListApisParams()
+	params.SetName(name)
+	var err error
+	if gerr := cloudstackapi.Guard(func() error { _, err = sdk.APIDiscovery.ListApis(params); return err }); gerr != nil {
+		err = gerr
+	}
+	return cloudstackapi.Redact(err)
 }
 
 // firstPage reads one page of clusters, as the first step of every cycle does.

@@ -26,7 +26,8 @@ func run() int {
 	app := kingpin.New("cks-drift-exporter", "Checks the VM maps of CloudStack Kubernetes Service clusters against CloudStack's VMs and the Kubernetes nodes.")
 	var (
 		configFile    = app.Flag("config.file", "Configuration file.").Default("cks-drift-exporter.yml").String()
-		configCheck   = app.Flag("config.check", "Validate the configuration file, print the problems and exit (0 valid, 1 invalid).").Bool()
+		configCheck   = app.Flag("config.check", "Validate the configuration file and, with one read-only call bounded by cloudstack.timeout (at most 10s), that CloudStack accepts the endpoint, the TLS certificate and the API keys; print the problems and exit (0 valid, 1 invalid). An unreachable CloudStack is reported, not failed.").Bool()
+		checkOffline  = app.Flag("config.check.offline", "With --config.check, make no call to CloudStack.").Bool()
 		preflight     = app.Flag("preflight", "Check, read-only, the API key and its role, one page of clusters and one login to a control node per zone; print a checklist with what to fix and exit (0 all passed, 1 a check failed).").Bool()
 		once          = app.Flag("once", "Run one check cycle, print the findings and exit: 0 no drift, 1 drift, 2 the check could not run, 3 no drift found but the nodes of a checked cluster could not be listed. Sends no notifications.").Bool()
 		onceFormat    = app.Flag("once.format", "Output of --once: table (columns capped), wide (every column and the message) or json.").Default(exporter.FormatTable).Enum(exporter.FormatTable, exporter.FormatWide, exporter.FormatJSON)
@@ -52,7 +53,7 @@ func run() int {
 	}
 
 	if *configCheck {
-		if err := exporter.CheckConfig(*configFile, shard); err != nil {
+		if err := exporter.CheckConfig(context.Background(), *configFile, shard, *checkOffline, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
