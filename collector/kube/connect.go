@@ -1,28 +1,34 @@
 package kube
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
-	"sync/atomic"
+	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
 	"golang.org/x/crypto/ssh"
 )
 
-// errDropped marks a connection that the node closed before it sent a single byte: sshd does
-// that when more unauthenticated connections wait than its MaxStartups allows, which the
-// default check.concurrency can exceed when many clusters share one address.
+// errDropped marks a connection that the node closed before it sent its SSH version line: sshd
+// does that (after writing "Exceeded MaxStartups") when more unauthenticated connections wait
+// than its MaxStartups allows, which the default check.concurrency can exceed when many clusters
+// share one address.
 var errDropped = errors.New("connection dropped before the ssh handshake")
 
-// retryJitter is the wait before a dropped connection is tried again: random, so that the
-// connections sshd dropped together do not come back together.
-func retryJitter() time.Duration {
-	return 100*time.Millisecond + rand.N(900*time.Millisecond)
+// retryJitter is the wait before a dropped connection is tried again: random between 5% and 35%
+// of the timeout (0.5 to 3.5 s with the default 10 s), so that the connections sshd dropped
+// together come back spread out, after those it let in have authenticated. sshd re-executes
+// itself for each connection, so on a busy node a few dozen handshakes take seconds; a shorter
+// window saw second drops in tests against Debian's sshd with 32 connections at once.
+func retryJitter(timeout time.Duration) time.Duration {
+	return timeout/20 + rand.N(timeout*3/10)
 }
 
 // connect dials addr and completes the SSH handshake and authentication. The connection's own
@@ -63,9 +69,12 @@ func (l *Lister) connect(ctx context.Context, deadline time.Time, clusterID, add
 		return nil, nil, fmt.Errorf("handshake: %w", rejected.get())
 	case ctx.Err() != nil:
 		return nil, nil, fail(ctx, deadline, reasonHandshake, "handshake", err)
-	case conn.read.Load() == 0 && (errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)):
-		return nil, nil, withDetail(reasonHandshake, "the node closed the connection before the ssh handshake (sshd MaxStartups, or sshd down)",
-			fmt.Errorf("handshake: %w: %w", errDropped, err))
+	case !conn.sawVersion() && (errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)):
+		detail := "the node closed the connection before the ssh handshake (sshd down, or its MaxStartups)"
+		if said := clean(conn.said(), 80); said != "" {
+			detail = "the node closed the connection before the ssh handshake, saying " + strconv.Quote(said)
+		}
+		return nil, nil, withDetail(reasonHandshake, detail, fmt.Errorf("handshake: %w: %w", errDropped, err))
 	case authFailed(err):
 		return nil, nil, withDetail(reasonAuth, fmt.Sprintf("user %s: key %s refused", user, l.keyName),
 			fmt.Errorf("handshake: %w", err))
@@ -76,14 +85,37 @@ func (l *Lister) connect(ctx context.Context, deadline time.Time, clusterID, add
 	return nil, nil, fail(ctx, deadline, reasonHandshake, "handshake", err)
 }
 
-// countingConn counts the bytes read, to tell a dropped connection from a failed handshake.
+// countingConn keeps the first bytes the node sends, to tell a connection dropped before the
+// handshake from a failed handshake.
 type countingConn struct {
 	net.Conn
-	read atomic.Int64
+	mu   sync.Mutex
+	head []byte
 }
+
+// headLen is enough for a version line and the lines a server may send before it.
+const headLen = 512
 
 func (c *countingConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
-	c.read.Add(int64(n))
+	c.mu.Lock()
+	if room := headLen - len(c.head); room > 0 {
+		c.head = append(c.head, p[:min(n, room)]...)
+	}
+	c.mu.Unlock()
 	return n, err
+}
+
+// sawVersion reports whether the node sent the start of an SSH version line.
+func (c *countingConn) sawVersion() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return bytes.HasPrefix(c.head, []byte("SSH-")) || bytes.Contains(c.head, []byte("\nSSH-"))
+}
+
+// said returns what the node sent before it closed the connection.
+func (c *countingConn) said() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return string(c.head)
 }

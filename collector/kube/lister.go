@@ -45,8 +45,8 @@ type Options struct {
 	MaxNodes int
 	// Metrics counts handshake retries; nil counts into a private set nobody reads.
 	Metrics *Metrics
-	// Jitter returns the wait before a handshake is retried; nil means a random wait (see
-	// retryJitter). Tests inject it so that no test depends on chance.
+	// Jitter returns the wait before a handshake is retried; nil means a random part of Timeout
+	// (see retryJitter). Tests inject it so that no test depends on chance.
 	Jitter func() time.Duration
 	// Logger receives first-contact pins and debug lines; nil discards them.
 	Logger *slog.Logger
@@ -101,7 +101,7 @@ func NewLister(o Options) (*Lister, error) {
 		l.metrics = NewMetrics()
 	}
 	if l.jitter == nil {
-		l.jitter = retryJitter
+		l.jitter = func() time.Duration { return retryJitter(l.timeout) }
 	}
 	if l.log == nil {
 		l.log = slog.New(slog.DiscardHandler)

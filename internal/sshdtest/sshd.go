@@ -135,6 +135,9 @@ func (s *Server) HostKeys() []ssh.PublicKey {
 	return out
 }
 
+// Keys returns the host keys with their private halves, to keep some of them on a Restart.
+func (s *Server) Keys() []HostKey { return append([]HostKey(nil), s.keys...) }
+
 // Log returns what sshd logged so far (LogLevel VERBOSE).
 func (s *Server) Log() string {
 	s.mu.Lock()
