@@ -22,13 +22,14 @@ import (
 // share one address.
 var errDropped = errors.New("connection dropped before the ssh handshake")
 
-// retryJitter is the wait before a dropped connection is tried again: random between 5% and 35%
-// of the timeout (0.5 to 3.5 s with the default 10 s), so that the connections sshd dropped
+// retryJitter is the wait before a dropped connection is tried again: random between 10% and
+// 60% of the timeout (1 to 6 s with the default 10 s), so that the connections sshd dropped
 // together come back spread out, after those it let in have authenticated. sshd re-executes
-// itself for each connection, so on a busy node a few dozen handshakes take seconds; a shorter
-// window saw second drops in tests against Debian's sshd with 32 connections at once.
+// itself for each connection, so on a busy node a few dozen handshakes take seconds; shorter
+// windows (up to 1 s, then up to 3.5 s) saw second drops in tests against Debian's sshd with 32
+// connections at once.
 func retryJitter(timeout time.Duration) time.Duration {
-	return timeout/20 + rand.N(timeout*3/10)
+	return timeout/10 + rand.N(timeout/2)
 }
 
 // connect dials addr and completes the SSH handshake and authentication. The connection's own
