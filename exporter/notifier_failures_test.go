@@ -1,6 +1,7 @@
 package exporter
 
 import (
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -43,16 +44,28 @@ func TestNotifierLogsEachFailingReasonOnce(t *testing.T) {
 }
 
 // TestNotifierPermissionErrorIsAConfigurationError: a role without generateAlert (CloudStack
-// answers 432) is logged once at error level with the API to allow, counted by API, and not
-// tried again every cycle; annotations go on.
+// answers 432, or 401 to a key its reads proved valid) is logged once at error level with the API
+// to allow, counted by API and reason, and not tried again every cycle; annotations go on.
 func TestNotifierPermissionErrorIsAConfigurationError(t *testing.T) {
+	for _, tt := range []struct {
+		status        int
+		reason, other string
+	}{
+		{status: 432, reason: "forbidden", other: "unauthorized"},
+		{status: 401, reason: "unauthorized", other: "forbidden"},
+	} {
+		t.Run(tt.reason, func(t *testing.T) { testNotifierPermissionError(t, tt.status, tt.reason, tt.other) })
+	}
+}
+
+func testNotifierPermissionError(t *testing.T, status int, reason, other string) {
 	e, cs := newEnv(t, simulator.ClusterSpec{Name: "a"}, simulator.ClusterSpec{Name: "b"})
 	for _, c := range cs {
 		if _, err := e.sim.DeleteMapRow(c.ID, c.VMs[2]); err != nil {
 			t.Fatal(err)
 		}
 	}
-	e.sim.CloudStack.SetFault("generateAlert", cloudstacktest.Fault{Status: 432})
+	e.sim.CloudStack.SetFault("generateAlert", cloudstacktest.Fault{Status: status})
 	e.writeConfig("  interval: 100ms\n", "")
 	e.start()
 	e.waitFor("two findings", func() bool { return len(e.findings()) == 2 })
@@ -76,8 +89,9 @@ func TestNotifierPermissionErrorIsAConfigurationError(t *testing.T) {
 		t.Fatalf("error lines: %+v, want one naming generateAlert and the role", errs)
 	}
 	m := e.metrics()
-	if m[`cks_drift_notification_permission_denied_total{api="generateAlert"}`] == 0 {
-		t.Fatalf("permission errors not counted: %v", matching(m, "permission_denied"))
+	denied := `cks_drift_notification_permission_denied_total{api="generateAlert",reason="%s"}`
+	if m[fmt.Sprintf(denied, reason)] == 0 || m[fmt.Sprintf(denied, other)] != 0 {
+		t.Fatalf("permission errors not counted with reason %s: %v", reason, matching(m, "permission_denied"))
 	}
 	annotations := 0
 	for _, w := range e.writes() {

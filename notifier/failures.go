@@ -37,7 +37,7 @@ func (n *Notifier) fail(op string, err error) {
 	reason := failureReason(err)
 	if cloudstackapi.Permission(err) {
 		n.paused[op] = n.now().Add(permissionRetry)
-		n.metrics.denied.WithLabelValues(op).Inc()
+		n.metrics.denied.WithLabelValues(op, deniedReason(err)).Inc()
 	}
 	if n.failing[op] == reason {
 		n.logger.Debug("Notifier call still failing", "op", op, "err", err)
@@ -66,13 +66,30 @@ func (n *Notifier) isPaused(op string) bool {
 	return ok && n.now().Before(until)
 }
 
+// The reasons of a permission error: CloudStack answers 401 (unauthorized) to some APIs a role
+// lacks and 432 (forbidden) to others.
+const (
+	reasonUnauthorized = "unauthorized"
+	reasonForbidden    = "forbidden"
+)
+
+// deniedReason is the reason label of a permission error: its error code's class.
+func deniedReason(err error) string {
+	if cloudstackapi.Code(err) == 401 {
+		return reasonUnauthorized
+	}
+	return reasonForbidden
+}
+
 func newDeniedCounter() *prometheus.CounterVec {
 	c := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "cks_drift_notification_permission_denied_total",
-		Help: "Notifier calls CloudStack refused because the API key's role may not call the API (401 or 432 on a write), by API, since the exporter started.",
-	}, []string{"api"})
+		Help: "Notifier calls CloudStack refused because the API key's role may not call the API, by API and reason (unauthorized: 401, forbidden: 432), since the exporter started.",
+	}, []string{"api", "reason"})
 	for _, api := range []string{"addAnnotation", "generateAlert", "archiveAlerts", "look up an earlier attempt"} {
-		c.WithLabelValues(api)
+		for _, reason := range []string{reasonUnauthorized, reasonForbidden} {
+			c.WithLabelValues(api, reason)
+		}
 	}
 	return c
 }
