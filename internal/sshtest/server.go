@@ -222,36 +222,28 @@ func (s *Server) Connections() int {
 // WaitCommands blocks until at least n commands have started or ctx ends, so that a test can
 // act while a command hangs without sleeping.
 func (s *Server) WaitCommands(ctx context.Context, n int) error {
-	for {
-		s.mu.Lock()
-		count, changed := s.commands, s.changed
-		s.mu.Unlock()
-		if count >= n {
-			return nil
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return fmt.Errorf("sshtest: wait for %d commands, saw %d: %w", n, count, ctx.Err())
-		case <-s.done:
-			return errors.New("sshtest: server closed")
-		}
-	}
+	return s.waitFor(ctx, n, "commands", func() int { return s.commands })
 }
 
 // WaitSignals blocks until clients have sent at least n signals or ctx ends.
 func (s *Server) WaitSignals(ctx context.Context, n int) error {
+	return s.waitFor(ctx, n, "signals", func() int { return len(s.signals) })
+}
+
+// waitFor blocks until count, read under the server's lock, reaches n, ctx ends or the server
+// closes.
+func (s *Server) waitFor(ctx context.Context, n int, what string, count func() int) error {
 	for {
 		s.mu.Lock()
-		count, changed := len(s.signals), s.changed
+		seen, changed := count(), s.changed
 		s.mu.Unlock()
-		if count >= n {
+		if seen >= n {
 			return nil
 		}
 		select {
 		case <-changed:
 		case <-ctx.Done():
-			return fmt.Errorf("sshtest: wait for %d signals, saw %d: %w", n, count, ctx.Err())
+			return fmt.Errorf("sshtest: wait for %d %s, saw %d: %w", n, what, seen, ctx.Err())
 		case <-s.done:
 			return errors.New("sshtest: server closed")
 		}
