@@ -28,7 +28,7 @@ func Preflight(ctx context.Context, configFile string, w io.Writer, logger *slog
 	if !p.check("configuration "+configFile, "valid", err) {
 		return p.done()
 	}
-	src, err := newSources(cfg, &memoryPins{}, kube.NewMetrics(), logger)
+	src, err := newSources(cfg, &kube.MemoryPins{}, kube.NewMetrics(), logger)
 	if !p.check("back ends (keys, CA and known_hosts files)", "built", err) {
 		return p.done()
 	}
@@ -184,27 +184,4 @@ func (p *preflight) logins(ctx context.Context, cfg *config.Config, inv collecto
 	if len(zones) == 0 {
 		fmt.Fprintln(p.w, "--    no cluster in state Running or Alert: no login tried")
 	}
-}
-
-// memoryPins pins host keys for the preflight's own logins only.
-type memoryPins struct {
-	mu   sync.Mutex
-	keys map[string][]byte
-}
-
-func (m *memoryPins) PinnedHostKey(id string) ([]byte, bool, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	k, ok := m.keys[id]
-	return k, ok, nil
-}
-
-func (m *memoryPins) PinHostKey(id string, key []byte) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.keys == nil {
-		m.keys = make(map[string][]byte)
-	}
-	m.keys[id] = key
-	return nil
 }
