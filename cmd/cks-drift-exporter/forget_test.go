@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -33,25 +31,7 @@ func TestForgetHostKeyNoMatch(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			db := filepath.Join(dir, "state.db")
-			cfg := filepath.Join(dir, "cks.yml")
-			yml := "cloudstack: {endpoint: https://cloud.example.com/client/api, api_key: k, secret_key: s}\nstorage: {path: " + db + "}\n"
-			if err := os.WriteFile(cfg, []byte(yml), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			s, err := state.Open(db, false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, id := range []string{c1 + " 203.0.113.1:2222", c2 + " 203.0.113.2:2222"} {
-				if err := s.PinHostKey(id, []byte("key of "+id)); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := s.Close(); err != nil {
-				t.Fatal(err)
-			}
+			cfg, db := pinnedState(t, c1+" 203.0.113.1:2222", c2+" 203.0.113.2:2222")
 
 			var stdout, stderr strings.Builder
 			if code := forgetHostKeys(cfg, tt.forget, &stdout, &stderr); code != tt.code {
@@ -67,7 +47,7 @@ func TestForgetHostKeyNoMatch(t *testing.T) {
 				t.Errorf("stderr %q does not name the pinned clusters", stderr.String())
 			}
 
-			s, err = state.Open(db, true)
+			s, err := state.Open(db, true)
 			if err != nil {
 				t.Fatal(err)
 			}
