@@ -137,9 +137,6 @@ func New(opts Options) (*Exporter, error) {
 	e.publish(&collector.Snapshot{Enabled: cfg.Check.Enabled, KubectlFailures: failures})
 	e.reloadOK.Set(1)
 	e.reloadTime.Set(float64(e.now().Unix()))
-	if cfg.SSH.HostKeyPolicy == config.HostKeyInsecure {
-		e.logger.Warn("ssh.host_key_policy is insecure: control nodes' host keys are not verified")
-	}
 	e.warnInsecureTLS(cfg)
 	return e, nil
 }
