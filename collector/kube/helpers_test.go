@@ -1,11 +1,9 @@
 package kube
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +11,7 @@ import (
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/logtest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/sshtest"
 )
 
@@ -90,24 +89,9 @@ func wantReason(t *testing.T, nodes []string, err error, reasons ...string) {
 	}
 }
 
-// logBuffer collects log output; it is locked because the pin policy logs from the ssh
-// package's goroutine.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+// logBuffer collects log output; the pin policy logs from the ssh package's goroutine, so it
+// is logtest's locked buffer.
+type logBuffer struct{ logtest.Buffer }
 
 func (b *logBuffer) logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug}))
