@@ -63,9 +63,11 @@ func (s *Server) CallCount(command string) int {
 	return n
 }
 
-// ResetCalls empties the call log.
+// ResetCalls empties the call log and starts the in-flight maximum again from the requests
+// being answered now.
 func (s *Server) ResetCalls() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls = nil
+	s.maxInFlight = s.inFlight
 }

@@ -54,6 +54,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	s.mu.Lock()
 	callSeq := s.recordCall(name, params, now)
+	s.enter()
+	defer s.leave()
 	latency := s.latency
 	fault := s.takeFault(name)
 	s.mu.Unlock()

@@ -37,6 +37,7 @@ type Server struct {
 	jobs                    map[string]*job
 	listAllIncludesAccounts bool
 	recorded                map[string][]byte // by command: a recorded answer to replay
+	inFlight, maxInFlight   int               // requests being answered now, and the most at once
 }
 
 // NewServer starts a Server on 127.0.0.1 with the default credentials and an empty world.
