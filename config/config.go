@@ -132,6 +132,9 @@ type Notifier struct {
 	// interval in alertmanager mode); past it one summary annotation says how many more
 	// findings there are, so that one cluster cannot make the notifier write without bound.
 	MaxAnnotationsPerCluster int `yaml:"max_annotations_per_cluster"`
+	// Concurrency bounds the notifier's CloudStack API calls in flight at once: the calls of one
+	// pass run in parallel across clusters, those of one cluster in order.
+	Concurrency int `yaml:"concurrency"`
 	// WebhookToken is the bearer token Alertmanager must send to /alertmanager/webhook (its
 	// http_config.authorization), required in alertmanager mode; inline (as "${VAR}") or in
 	// WebhookTokenFile.
@@ -197,6 +200,7 @@ func defaults() Config {
 			Alerts:                   true,
 			MaxAlertsPerCycle:        5,
 			MaxAnnotationsPerCluster: 10,
+			Concurrency:              8,
 			AlertTypeMin:             20000,
 			AlertTypeMax:             29999,
 		},

@@ -186,6 +186,7 @@ func invariants(c *Config) []string {
 	check(n.Mode == NotifierDirect || n.Mode == NotifierAlertmanager, "notifier.mode is unknown: "+string(n.Mode))
 	check(n.MaxAlertsPerCycle >= 0, "notifier.max_alerts_per_cycle is negative")
 	check(n.MaxAnnotationsPerCluster >= 0, "notifier.max_annotations_per_cluster is negative")
+	check(n.Concurrency >= 1 && n.Concurrency <= 64, "notifier.concurrency is not 1..64")
 	check(n.Mode != NotifierAlertmanager || n.WebhookToken != "", "alertmanager mode without a webhook token")
 	check(n.AlertTypeMin >= 1000 && n.AlertTypeMax <= 32767 && n.AlertTypeMax-n.AlertTypeMin >= 10, "alert type range is unusable")
 	check(strings.TrimSpace(c.Storage.Path) != "", "storage.path is empty")

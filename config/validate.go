@@ -62,6 +62,7 @@ func validate(c *Config) []*problem {
 	if c.Notifier.MaxAnnotationsPerCluster < 0 {
 		v.keyf("notifier.max_annotations_per_cluster", "must not be negative")
 	}
+	v.between("notifier.concurrency", c.Notifier.Concurrency, 1, 64)
 	if c.Notifier.Mode == NotifierAlertmanager {
 		// Without a token anyone who reaches the port could post forged alerts and make the
 		// exporter write to CloudStack.

@@ -43,7 +43,7 @@ func notifierOptions(cfg *config.Config) notifier.Options {
 	return notifier.Options{
 		Enabled: n.Enabled, FromAlertmanager: n.Mode == config.NotifierAlertmanager, Annotations: n.Annotations, Alerts: n.Alerts, MaxAlertsPerCycle: n.MaxAlertsPerCycle,
 		Types: notifier.TypeRange{Min: n.AlertTypeMin, Max: n.AlertTypeMax}, FindingsURL: n.FindingsURL,
-		MaxAnnotationsPerCluster: n.MaxAnnotationsPerCluster, Interval: cfg.Check.Interval,
+		MaxAnnotationsPerCluster: n.MaxAnnotationsPerCluster, Interval: cfg.Check.Interval, Concurrency: n.Concurrency,
 	}
 }
 

@@ -30,7 +30,8 @@ type notifierEnv struct {
 	store   *state.Store
 	reg     *prometheus.Registry
 	cluster *cloudstacktest.Cluster
-	logs    *logtest.Buffer // the notifier's log, as text
+	logs    *logtest.Buffer  // the notifier's log, as text
+	opts    notifier.Options // as the notifier was made, defaults filled in
 
 	mu  sync.Mutex
 	now time.Time
@@ -40,7 +41,7 @@ type notifierEnv struct {
 const testInterval = 5 * time.Minute
 
 // newNotifierEnv starts the fake with one Running cluster and a notifier with opts; Types and the
-// caps left at zero take the configuration's defaults, Interval testInterval.
+// caps and Concurrency left at zero take the configuration's defaults, Interval testInterval.
 func newNotifierEnv(tb testing.TB, opts notifier.Options) *notifierEnv {
 	tb.Helper()
 	e := &notifierEnv{cs: cloudstacktest.NewServer(), reg: prometheus.NewRegistry(), logs: &logtest.Buffer{}, now: time.Now()}
@@ -68,10 +69,14 @@ func newNotifierEnv(tb testing.TB, opts notifier.Options) *notifierEnv {
 	if opts.MaxAlertsPerCycle == 0 {
 		opts.MaxAlertsPerCycle = defaults.Notifier.MaxAlertsPerCycle
 	}
+	if opts.Concurrency == 0 {
+		opts.Concurrency = defaults.Notifier.Concurrency
+	}
 	if opts.Types == (notifier.TypeRange{}) {
 		opts.Types = notifier.TypeRange{Min: defaults.Notifier.AlertTypeMin, Max: defaults.Notifier.AlertTypeMax}
 	}
 	opts.Enabled, opts.Annotations, opts.Alerts = true, true, true
+	e.opts = opts
 	e.n, err = notifier.New(notifiercs.New(api, defaults.CloudStack.PageSize), e.store, opts, notifier.NewMetrics(e.reg), slog.New(slog.NewTextHandler(e.logs, nil)), e.clock)
 	if err != nil {
 		tb.Fatal(err)
@@ -150,6 +155,17 @@ func (e *notifierEnv) saved(tb testing.TB) notifier.State {
 // counter returns the value of a counter the notifier registered, labels as name=value pairs.
 func (e *notifierEnv) counter(tb testing.TB, name string, labels ...string) float64 {
 	tb.Helper()
+	return e.sample(tb, name, labels).GetCounter().GetValue()
+}
+
+// gauge returns the value of a gauge the notifier registered, labels as name=value pairs.
+func (e *notifierEnv) gauge(tb testing.TB, name string, labels ...string) float64 {
+	tb.Helper()
+	return e.sample(tb, name, labels).GetGauge().GetValue()
+}
+
+func (e *notifierEnv) sample(tb testing.TB, name string, labels []string) *dto.Metric {
+	tb.Helper()
 	families, err := e.reg.Gather()
 	if err != nil {
 		tb.Fatal(err)
@@ -160,12 +176,12 @@ func (e *notifierEnv) counter(tb testing.TB, name string, labels ...string) floa
 		}
 		for _, m := range f.GetMetric() {
 			if hasLabels(m, labels) {
-				return m.GetCounter().GetValue()
+				return m
 			}
 		}
 	}
-	tb.Fatalf("no counter %s%v", name, labels)
-	return 0
+	tb.Fatalf("no metric %s%v", name, labels)
+	return nil
 }
 
 func hasLabels(m *dto.Metric, pairs []string) bool {

@@ -7,7 +7,8 @@ import (
 )
 
 // Metrics are the notifier's own counters, kept here rather than in a snapshot: they count what
-// the notifier did since the process started, whatever cycle it did it in.
+// the notifier did since the process started, whatever cycle it did it in. The one gauge is the
+// length of its last pass.
 type Metrics struct {
 	sent               *prometheus.CounterVec
 	capped             prometheus.Counter
@@ -16,6 +17,7 @@ type Metrics struct {
 	firingDropped      *prometheus.CounterVec
 	resolutionsIgnored prometheus.Counter
 	denied             *prometheus.CounterVec
+	duration           prometheus.Gauge
 }
 
 // Reasons for dropping an Alertmanager firing entry from the bridge's state.
@@ -53,6 +55,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Resolved drift alerts from Alertmanager that named no remembered firing alert with the same fingerprint and startsAt, so resolved nothing.",
 		}),
 		denied: newDeniedCounter(),
+		duration: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "cks_drift_notify_duration_seconds",
+			Help: "Duration of the last notification pass (planning, CloudStack calls and the state write), in seconds.",
+		}),
 	}
 	for _, k := range collector.Kinds {
 		m.sent.WithLabelValues(string(k))
@@ -60,7 +66,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m.firingDropped.WithLabelValues(dropGone)
 	m.firingDropped.WithLabelValues(dropLimit)
 	if reg != nil {
-		reg.MustRegister(m.sent, m.capped, m.failures, m.annotationsCapped, m.firingDropped, m.resolutionsIgnored, m.denied)
+		reg.MustRegister(m.sent, m.capped, m.failures, m.annotationsCapped, m.firingDropped, m.resolutionsIgnored, m.denied, m.duration)
 	}
 	return m
 }

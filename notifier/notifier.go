@@ -55,6 +55,17 @@ type Options struct {
 	Interval    time.Duration
 	Types       TypeRange
 	FindingsURL string // named in the summary alert; empty: "/findings on the exporter"
+	// Concurrency bounds the CloudStack calls of a pass in flight at once, at least 1: the
+	// clusters' calls run in parallel, one cluster's in their planned order.
+	Concurrency int
+}
+
+// check refuses options the notifier cannot run with.
+func (o Options) check() error {
+	if o.Concurrency < 1 {
+		return fmt.Errorf("%w: concurrency %d, want at least 1", ErrInvalidOptions, o.Concurrency)
+	}
+	return o.Types.check()
 }
 
 // Notifier announces findings. One Notify runs at a time.
@@ -65,6 +76,7 @@ type Notifier struct {
 	now    func() time.Time
 
 	mu      sync.Mutex
+	work    sync.Mutex // see locked; taken inside mu by the workers of a pass
 	opts    Options
 	state   State
 	metrics *Metrics
@@ -78,7 +90,7 @@ type Notifier struct {
 // New loads the state. A state that cannot be decoded stops start-up: resetting it would
 // announce every open finding again. The notifier counts into metrics.
 func New(cs CloudStack, store Store, opts Options, metrics *Metrics, logger *slog.Logger, now func() time.Time) (*Notifier, error) {
-	if err := opts.Types.check(); err != nil {
+	if err := opts.check(); err != nil {
 		return nil, err
 	}
 	n := &Notifier{cs: cs, store: store, logger: logger, now: now, opts: opts, failing: make(map[string]string), paused: make(map[string]time.Time), metrics: metrics}
@@ -98,7 +110,7 @@ func New(cs CloudStack, store Store, opts Options, metrics *Metrics, logger *slo
 // Configure applies a reloaded configuration from the next cycle on. Options New would refuse
 // change nothing and are returned as an error.
 func (n *Notifier) Configure(cs CloudStack, o Options) error {
-	if err := o.Types.check(); err != nil {
+	if err := o.check(); err != nil {
 		return err
 	}
 	n.mu.Lock()
@@ -141,6 +153,8 @@ func (n *Notifier) Notify(ctx context.Context, statuses []collector.ClusterStatu
 		n.save()
 		return
 	}
+	start := time.Now()
+	defer func() { n.metrics.duration.Set(time.Since(start).Seconds()) }()
 	n.state.settle(n.opts, false)
 	n.summary = make(map[string]int)
 	n.checkSummary(ctx)

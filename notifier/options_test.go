@@ -14,7 +14,7 @@ func TestOptionsRefusedNotDefaulted(t *testing.T) {
 	t.Parallel()
 	e := newNotifierEnv(t, notifier.Options{})
 	for _, r := range []notifier.TypeRange{{}, {Min: 20000, Max: 20000}, {Min: 20001, Max: 20000}, {Min: -5, Max: 10}} {
-		o := notifier.Options{Types: r}
+		o := notifier.Options{Types: r, Concurrency: 1}
 		if _, err := notifier.New(nil, e.store, o, nil, nil, nil); !errors.Is(err, notifier.ErrInvalidOptions) {
 			t.Errorf("New with alert types %+v: error %v, want ErrInvalidOptions", r, err)
 		}

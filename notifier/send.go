@@ -94,28 +94,23 @@ func (n *Notifier) plan() []job {
 	return jobs
 }
 
-// send makes the calls. A part attempted before, whose outcome is unknown, is first looked up in
-// CloudStack; every part is marked attempted in the saved state before its call, so that a crash
-// in between never leads to a second annotation or alert.
+// send makes the calls, the clusters' at once (see forEach). A part attempted before, whose
+// outcome is unknown, is first looked up in CloudStack; every part is marked attempted in the
+// saved state before its call, so that a crash in between never leads to a second annotation or
+// alert.
 func (n *Notifier) send(ctx context.Context, jobs []job) {
 	now := n.now()
-	var todo []job
-	for _, j := range jobs {
-		if p := n.part(j); p != nil && !p.Attempted.IsZero() {
-			accepted, known := n.alreadyAccepted(ctx, j, p.Attempted)
-			if !known {
-				continue // the earlier attempt may have got through: ask again next cycle, never resend blindly
-			}
-			if accepted {
-				p.Done = true
-				continue
-			}
-		}
-		todo = append(todo, j)
+	archives, clusters := byCluster(jobs)
+	todo := make([][]job, len(clusters))
+	forEach(ctx, n.opts.Concurrency, len(clusters), func(i int) { todo[i] = n.unsent(ctx, clusters[i]) })
+	if ctx.Err() != nil {
+		return // what the look-ups learnt is kept; nothing is marked that will not be sent
 	}
-	for _, j := range todo {
-		if p := n.part(j); p != nil {
-			p.Attempted = now
+	for _, js := range todo {
+		for _, j := range js {
+			if p := n.part(j); p != nil {
+				p.Attempted = now
+			}
 		}
 	}
 	sendSummary := n.state.Summary != nil && !n.state.Summary.Part.Done && (!n.opts.FromAlertmanager || !n.window.summary)
@@ -128,17 +123,50 @@ func (n *Notifier) send(ctx context.Context, jobs []job) {
 		// Everything stays owed until the state file can be written.
 		return
 	}
-	for _, j := range todo {
-		if ctx.Err() != nil {
-			return
+	forEach(ctx, n.opts.Concurrency, len(archives), func(i int) { n.do(ctx, archives[i]) })
+	forEach(ctx, n.opts.Concurrency, len(todo), func(i int) {
+		for _, j := range todo[i] {
+			if ctx.Err() != nil {
+				return
+			}
+			n.do(ctx, j)
 		}
-		n.do(ctx, j)
-	}
+	})
 	if sendSummary {
 		n.window.summary = true
 		n.sendSummary(ctx)
 	}
 	n.state.settle(n.opts, false) // drop resolutions now done
+}
+
+// unsent returns the jobs of one cluster still to send: a part attempted before is looked up in
+// CloudStack first, and left for the next cycle when CloudStack cannot say whether it got
+// through (never resent blindly).
+func (n *Notifier) unsent(ctx context.Context, jobs []job) []job {
+	var todo []job
+	for _, j := range jobs {
+		var attempted time.Time
+		n.locked(func() {
+			if p := n.part(j); p != nil {
+				attempted = p.Attempted
+			}
+		})
+		if attempted.IsZero() {
+			todo = append(todo, j)
+			continue
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		accepted, known := n.alreadyAccepted(ctx, j, attempted)
+		switch {
+		case accepted:
+			n.locked(func() { n.part(j).Done = true })
+		case known:
+			todo = append(todo, j)
+		}
+	}
+	return todo
 }
 
 // part returns the state part of a job; nil for an archive job.
@@ -184,7 +212,9 @@ func (n *Notifier) texts(j job) (annotation, description string, alertType int, 
 // alreadyAccepted asks CloudStack whether an earlier attempt of the job got through; known is
 // false when CloudStack could not say.
 func (n *Notifier) alreadyAccepted(ctx context.Context, j job, since time.Time) (accepted, known bool) {
-	annotation, description, alertType, _ := n.texts(j)
+	var annotation, description string
+	var alertType int
+	n.locked(func() { annotation, description, alertType, _ = n.texts(j) })
 	var ok bool
 	var err error
 	if j.alert {
@@ -193,51 +223,63 @@ func (n *Notifier) alreadyAccepted(ctx context.Context, j job, since time.Time) 
 		ok, err = n.cs.HasAnnotation(ctx, j.clusterID, annotation, since.Add(-time.Minute))
 	}
 	if err != nil {
-		n.metrics.failures.Inc()
-		n.fail("look up an earlier attempt", err)
+		n.locked(func() {
+			n.metrics.failures.Inc()
+			n.fail("look up an earlier attempt", err)
+		})
 		return false, false
 	}
 	return ok, true
 }
 
+// do makes one job's call outside the lock and records its outcome under it.
 func (n *Notifier) do(ctx context.Context, j job) {
-	if j.archive != 0 {
-		if n.isPaused("archiveAlerts") {
-			return
+	op := j.op()
+	var call func() error
+	n.locked(func() {
+		if !n.isPaused(op) { // refused for lack of permission: tried again after permissionRetry
+			call = n.call(ctx, j)
 		}
-		if err := n.cs.ArchiveAlerts(ctx, j.archive); err != nil {
+	})
+	if call == nil {
+		return
+	}
+	err := call()
+	n.locked(func() {
+		if err != nil {
 			n.metrics.failures.Inc()
-			n.fail("archiveAlerts", err)
+			n.fail(op, err)
 			return
 		}
-		n.ok("archiveAlerts")
+		n.ok(op)
+		n.accepted(j)
+	})
+}
+
+// call returns a job's CloudStack call, with its texts read from the state now.
+func (n *Notifier) call(ctx context.Context, j job) func() error {
+	if j.archive != 0 {
+		return func() error { return n.cs.ArchiveAlerts(ctx, j.archive) }
+	}
+	annotation, description, alertType, _ := n.texts(j)
+	if !j.alert {
+		return func() error { return n.cs.AddAnnotation(ctx, j.clusterID, annotation) }
+	}
+	zoneID := n.state.Clusters[j.clusterID].ZoneID
+	return func() error { return n.storeAlert(ctx, alertType, zoneID, description) }
+}
+
+// accepted records a job CloudStack accepted.
+func (n *Notifier) accepted(j job) {
+	if j.archive != 0 {
 		n.state.Archive = removeInt(n.state.Archive, j.archive)
 		return
 	}
-	if op := j.op(); n.isPaused(op) {
-		return // refused for lack of permission: tried again after permissionRetry
+	n.part(j).Done = true
+	if j.alert {
+		_, _, _, kind := n.texts(j)
+		n.metrics.sent.WithLabelValues(string(kind)).Inc()
 	}
-	p := n.part(j)
-	annotation, description, alertType, kind := n.texts(j)
-	cs := n.state.Clusters[j.clusterID]
-	if !j.alert {
-		if err := n.cs.AddAnnotation(ctx, j.clusterID, annotation); err != nil {
-			n.metrics.failures.Inc()
-			n.fail("addAnnotation", err)
-			return
-		}
-		n.ok("addAnnotation")
-		p.Done = true
-		return
-	}
-	if err := n.storeAlert(ctx, alertType, cs.ZoneID, description); err != nil {
-		n.metrics.failures.Inc()
-		n.fail("generateAlert", err)
-		return
-	}
-	n.ok("generateAlert")
-	p.Done = true
-	n.metrics.sent.WithLabelValues(string(kind)).Inc()
 }
 
 // storeAlert raises an alert and checks that CloudStack stored it: an un-archived alert of the
@@ -324,7 +366,10 @@ func removeInt(list []int, v int) []int {
 
 // op names the CloudStack call a job makes, as fail and isPaused know it.
 func (j job) op() string {
-	if j.alert {
+	switch {
+	case j.archive != 0:
+		return "archiveAlerts"
+	case j.alert:
 		return "generateAlert"
 	}
 	return "addAnnotation"
