@@ -2,6 +2,7 @@
 package state
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -148,7 +149,11 @@ func damaged(path string, err error) error {
 
 // update runs fn in a write transaction; a full disk is marked ErrDiskFull.
 func (s *Store) update(fn func(*bolt.Tx) error) error {
-	err := s.db.Update(fn)
+	return diskFull(s.db.Update(fn))
+}
+
+// diskFull marks a write that failed for lack of space with ErrDiskFull.
+func diskFull(err error) error {
 	if isDiskFull(err) {
 		return fmt.Errorf("%w: %w", ErrDiskFull, err)
 	}
@@ -180,11 +185,14 @@ func (s *Store) PinnedHostKey(id string) (key []byte, ok bool, err error) {
 	return key, ok, err
 }
 
-// PinHostKey remembers the host key of id.
+// PinHostKey remembers the host key of id. Concurrent calls share one transaction (bbolt's
+// Batch): a first cycle pins every control node's key, and one fsync per key would make the
+// handshakes queue behind the disk. It returns once the key is on disk.
 func (s *Store) PinHostKey(id string, key []byte) error {
-	return s.update(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketHostKeys).Put([]byte(id), key)
-	})
+	key = bytes.Clone(key)
+	return diskFull(s.db.Batch(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketHostKeys).Put([]byte(id), key) // idempotent: Batch may run it twice
+	}))
 }
 
 // ForgetHostKeys removes the pins whose id keep does not accept, for clusters that are gone.

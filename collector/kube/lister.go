@@ -60,7 +60,8 @@ type Lister struct {
 	policy     config.HostKeyPolicy
 	knownHosts ssh.HostKeyCallback
 	pins       PinStore
-	pinMu      sync.Mutex
+	pinMu      sync.Mutex        // guards pinning and a pin's read-then-reserve
+	pinning    map[string][]byte // keys being written to pins, by pin id
 	timeout    time.Duration
 	command    string
 	maxNodes   int

@@ -68,15 +68,12 @@ func (l *Lister) checkPin(clusterID, addr string, key ssh.PublicKey) error {
 	id := pinID(clusterID, addr)
 	offered := key.Marshal()
 
-	// One lock around read-then-pin, so two concurrent first contacts cannot pin two keys.
-	l.pinMu.Lock()
-	defer l.pinMu.Unlock()
-	pinned, ok, err := l.pins.PinnedHostKey(id)
+	pinned, ok, err := l.pinned(id, offered)
 	if err != nil {
 		return withReason(reasonOther, fmt.Errorf("read pinned host key: %w", err))
 	}
 	if !ok {
-		if err := l.pins.PinHostKey(id, offered); err != nil {
+		if err := l.pin(id, offered); err != nil {
 			return withReason(reasonOther, fmt.Errorf("pin host key: %w", err))
 		}
 		l.log.Info("Pinned the SSH host key of a control node on first contact",
@@ -88,6 +85,36 @@ func (l *Lister) checkPin(clusterID, addr string, key ssh.PublicKey) error {
 	}
 	detail := fmt.Sprintf("offered %s, pinned %s", describeKey(key), describeWire(pinned))
 	return withDetail(reasonHostKeyChanged, detail, errors.New("host key changed: "+detail))
+}
+
+// pinned returns the key pinned under id, or the key being pinned under it right now. When
+// neither exists it reserves id for offered and reports !ok: the caller must then pin it. Read
+// and reservation are one step under pinMu, so two concurrent first contacts cannot pin two keys.
+func (l *Lister) pinned(id string, offered []byte) ([]byte, bool, error) {
+	l.pinMu.Lock()
+	defer l.pinMu.Unlock()
+	if k, ok := l.pinning[id]; ok {
+		return k, true, nil
+	}
+	k, ok, err := l.pins.PinnedHostKey(id)
+	if err != nil || ok {
+		return k, ok, err
+	}
+	if l.pinning == nil {
+		l.pinning = make(map[string][]byte)
+	}
+	l.pinning[id] = offered
+	return nil, false, nil
+}
+
+// pin stores the key reserved by pinned. The write is made outside pinMu, so that the first
+// contacts of a cycle share the store's transactions instead of queueing one fsync each.
+func (l *Lister) pin(id string, offered []byte) error {
+	err := l.pins.PinHostKey(id, offered)
+	l.pinMu.Lock()
+	delete(l.pinning, id)
+	l.pinMu.Unlock()
+	return err
 }
 
 // describeWire renders a stored key for an error message, even when the store holds junk.
