@@ -32,28 +32,31 @@ import (
 
 // options are the benchmark's flags.
 type options struct {
-	clusters        []int
-	strays          int
-	latency         time.Duration
-	handshake       time.Duration
-	hang            float64
-	projects        float64
-	concurrency     int
-	sshTimeout      time.Duration
-	pageSize        int
-	includeProjects bool
-	hostKeyPolicy   string
-	metricsRequests int
-	idleRequests    int
-	seqSample       int
-	update          string
-	goBench         bool
-	goBenchOnly     bool
-	goBenchTime     string
-	workdir         string
-	keep            bool
-	jsonOut         string
-	exporterEnv     []string
+	runs        []worldRun
+	strays      int
+	latency     time.Duration
+	handshake   time.Duration
+	hang        float64
+	projects    float64
+	drift       float64
+	concurrency int
+	// notifierConcurrency is notifier.concurrency of the exporter.
+	notifierConcurrency int
+	sshTimeout          time.Duration
+	pageSize            int
+	includeProjects     bool
+	hostKeyPolicy       string
+	metricsRequests     int
+	idleRequests        int
+	seqSample           int
+	update              string
+	goBench             bool
+	goBenchOnly         bool
+	goBenchTime         string
+	workdir             string
+	keep                bool
+	jsonOut             string
+	exporterEnv         []string
 }
 
 func main() {
@@ -64,13 +67,16 @@ func main() {
 	var o options
 	var clusters string
 	d := config.Defaults() // the exporter's settings default to the configuration's
-	flag.StringVar(&clusters, "clusters", "10 100 1000 5000", "world sizes (clusters), separated by spaces or commas")
+	flag.StringVar(&clusters, "clusters", "10 100 1000 5000 10000 10000@64",
+		"worlds, separated by spaces or commas: clusters, or clusters@concurrency for a check.concurrency other than -concurrency")
 	flag.IntVar(&o.strays, "strays", 20000, "VMs that belong to no cluster, in every world")
 	flag.DurationVar(&o.latency, "latency", 50*time.Millisecond, "latency the fake CloudStack adds to every API answer")
 	flag.DurationVar(&o.handshake, "handshake", 200*time.Millisecond, "delay of every fake control node before the SSH handshake")
 	flag.Float64Var(&o.hang, "hang", 0.03, "share of control nodes that hang in the SSH handshake until ssh.timeout")
 	flag.Float64Var(&o.projects, "projects", 0.1, "share of clusters (with their VMs and rules) owned by a project")
+	flag.Float64Var(&o.drift, "drift", 0.05, "share of clusters with drift (one piece each, of the kinds the API shows, in turn)")
 	flag.IntVar(&o.concurrency, "concurrency", d.Check.Concurrency, "check.concurrency of the exporter")
+	flag.IntVar(&o.notifierConcurrency, "notifier-concurrency", 8, "notifier.concurrency of the exporter")
 	flag.DurationVar(&o.sshTimeout, "ssh-timeout", d.SSH.Timeout, "ssh.timeout of the exporter and of the one-at-a-time check")
 	flag.IntVar(&o.pageSize, "page-size", d.CloudStack.PageSize, "cloudstack.page_size of the exporter")
 	flag.BoolVar(&o.includeProjects, "include-projects", d.Check.IncludeProjects, "check.include_projects of the exporter")
@@ -93,14 +99,12 @@ func main() {
 		return nil
 	})
 	flag.Parse()
-	for _, f := range strings.FieldsFunc(clusters, func(r rune) bool { return r == ' ' || r == ',' }) {
-		n, err := strconv.Atoi(f)
-		if err != nil || n < 1 {
-			fmt.Fprintf(os.Stderr, "bench: -clusters: %q is not a number of clusters\n", f)
-			os.Exit(2)
-		}
-		o.clusters = append(o.clusters, n)
+	runs, err := parseRuns(clusters, o.concurrency)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench: -clusters:", err)
+		os.Exit(2)
 	}
+	o.runs = runs
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -141,14 +145,20 @@ func run(o options) error {
 		if err != nil {
 			return err
 		}
-		for _, n := range o.clusters {
+		for _, wr := range o.runs {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			res, err := runWorld(ctx, o, bins, filepath.Join(dir, fmt.Sprintf("world-%d", n)), n)
+			seq, measured := rep.sequential(wr.clusters) // one world size, one reference
+			ro := o
+			ro.concurrency = wr.concurrency
+			res, err := runWorld(ctx, ro, bins, filepath.Join(dir, fmt.Sprintf("world-%d-c%d", wr.clusters, wr.concurrency)), wr.clusters, !measured)
 			if err != nil {
 				o.keep = true
-				return fmt.Errorf("%d clusters: %w (logs kept in %s)", n, err, dir)
+				return fmt.Errorf("%s: %w (logs kept in %s)", wr, err, dir)
+			}
+			if measured {
+				res.Seq = seq
 			}
 			rep.Worlds = append(rep.Worlds, res)
 		}
@@ -181,6 +191,38 @@ func run(o options) error {
 		logf("Rewrote the results in %s", o.update)
 	}
 	return nil
+}
+
+// worldRun is one world of the benchmark: its size and the exporter's check.concurrency.
+type worldRun struct {
+	clusters, concurrency int
+}
+
+func (r worldRun) String() string {
+	return fmt.Sprintf("%d clusters at concurrency %d", r.clusters, r.concurrency)
+}
+
+// parseRuns reads -clusters: "N" or "N@C", separated by spaces or commas.
+func parseRuns(list string, concurrency int) ([]worldRun, error) {
+	var runs []worldRun
+	for _, f := range strings.FieldsFunc(list, func(r rune) bool { return r == ' ' || r == ',' }) {
+		n, c, hasC := strings.Cut(f, "@")
+		r := worldRun{concurrency: concurrency}
+		var err error
+		if r.clusters, err = strconv.Atoi(n); err != nil || r.clusters < 1 {
+			return nil, fmt.Errorf("%q is not a number of clusters", f)
+		}
+		if hasC {
+			if r.concurrency, err = strconv.Atoi(c); err != nil || r.concurrency < 1 {
+				return nil, fmt.Errorf("%q: %q is not a concurrency", f, c)
+			}
+		}
+		runs = append(runs, r)
+	}
+	if len(runs) == 0 {
+		return nil, errors.New("no world")
+	}
+	return runs, nil
 }
 
 // binaries are the programs the benchmark starts.

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,8 +27,9 @@ import (
 
 // worldResult is everything measured for one world.
 type worldResult struct {
-	Clusters int          `json:"clusters"`
-	Counts   world.Counts `json:"counts"`
+	Clusters    int          `json:"clusters"`
+	Concurrency int          `json:"concurrency"`
+	Counts      world.Counts `json:"counts"`
 
 	BuildSeconds float64 `json:"world_build_seconds"`
 	// Cycle durations as the exporter reports them (cks_drift_cycle_duration_seconds).
@@ -43,6 +45,17 @@ type worldResult struct {
 	WarmSSH      world.SSHStats `json:"warm_ssh"`
 	Unreachable  int            `json:"kubectl_unreachable"`
 	Findings     int            `json:"findings"`
+	// FindingsByKind are the cks_drift_finding series after the warm cycle, by kind; the run
+	// fails unless they are the world's Counts.Findings exactly.
+	FindingsByKind map[string]int `json:"findings_by_kind"`
+
+	// The notifier's share of the cold cycle, where every finding is new: its CloudStack calls
+	// (every call that is not an inventory list) and cks_drift_notify_duration_seconds.
+	ColdNotifyCalls map[string]int `json:"cold_notifier_calls"`
+	ColdNotifyTotal int            `json:"cold_notifier_total"`
+	WarmNotifyTotal int            `json:"warm_notifier_total"`
+	NotifySeconds   float64        `json:"notify_seconds"`
+	NotifyBound     notifyBound    `json:"notify_lower_bound"`
 
 	PeakRSSKiB int64 `json:"exporter_peak_rss_kib"`
 	// Peak RSS so far at checkpoints: after the cold cycle, after the idle scrapes.
@@ -50,6 +63,7 @@ type worldResult struct {
 	PeakAfterIdleKiB int64   `json:"exporter_peak_rss_after_idle_scrapes_kib"`
 	EndRSSKiB        int64   `json:"exporter_rss_end_kib"`
 	WarmCPUSeconds   float64 `json:"exporter_cpu_seconds_warm_cycle"`
+	ColdCPUSeconds   float64 `json:"exporter_cpu_seconds_start_and_cold_cycle"`
 	FakePeakKiB      int64   `json:"fake_peak_rss_kib"`
 
 	IdleLatency  latency `json:"metrics_latency_idle"`
@@ -87,12 +101,13 @@ func summarise(ms []float64) latency {
 
 // runWorld measures one world: fake up, exporter up (cold cycle), idle scrapes, warm cycle with
 // scrapes, exporter down, one-at-a-time reference, fake down.
-func runWorld(ctx context.Context, o options, bins binaries, dir string, n int) (worldResult, error) {
-	res := worldResult{Clusters: n}
+// withSeq false skips the one-at-a-time check (a world of this size measured it already).
+func runWorld(ctx context.Context, o options, bins binaries, dir string, n int, withSeq bool) (worldResult, error) {
+	res := worldResult{Clusters: n, Concurrency: o.concurrency}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return res, err
 	}
-	logf("== %d clusters: starting the simulated cloud", n)
+	logf("== %d clusters, check.concurrency %d: starting the simulated cloud", n, o.concurrency)
 	fake, info, err := startFake(ctx, o, bins, dir, n)
 	if err != nil {
 		return res, err
@@ -118,22 +133,23 @@ func runWorld(ctx context.Context, o options, bins binaries, dir string, n int) 
 	if err := waitReady(ctx, base, exp, limit); err != nil {
 		return res, fmt.Errorf("cold cycle: %w", err)
 	}
-	m, _, err := scrape(base)
-	if err != nil {
-		return res, err
-	}
-	cold, err := m.series()
+	cold, err := seriesAt(base)
 	if err != nil {
 		return res, fmt.Errorf("cold cycle: %w", err)
 	}
 	res.ColdCycle = cold["cks_drift_cycle_duration_seconds"]
+	res.NotifySeconds = cold["cks_drift_notify_duration_seconds"]
+	res.ColdCPUSeconds = cpuSeconds(exp.cmd.Process.Pid)
 	res.PeakAfterColdKiB, _ = world.Memory(exp.cmd.Process.Pid)
 	s1, err := fakeStats(info.StatsURL)
 	if err != nil {
 		return res, err
 	}
 	res.ColdAPI, res.ColdAPITotal = diffCalls(s1.API, s0.API)
-	logf("   cold cycle %.2f s, %d API calls", res.ColdCycle, res.ColdAPITotal)
+	res.ColdNotifyCalls, res.ColdNotifyTotal = notifierCalls(res.ColdAPI)
+	res.NotifyBound = notifierBound(o, res.ColdNotifyCalls)
+	logf("   cold cycle %.2f s, %d API calls (%d of the notifier, in %.2f s; its bound %.2f s)",
+		res.ColdCycle, res.ColdAPITotal, res.ColdNotifyTotal, res.NotifySeconds, res.NotifyBound.Seconds)
 
 	var idle []float64
 	for range o.idleRequests {
@@ -189,7 +205,7 @@ func runWorld(ctx context.Context, o options, bins binaries, dir string, n int) 
 	res.WarmWall = time.Since(started).Seconds()
 	res.WarmCPUSeconds = cpuSeconds(exp.cmd.Process.Pid) - cpu0
 	res.CycleLatency = summarise(during)
-	warm, err := last.series()
+	warm, err := seriesAt(base)
 	if err != nil {
 		return res, fmt.Errorf("warm cycle: %w", err)
 	}
@@ -202,17 +218,25 @@ func runWorld(ctx context.Context, o options, bins binaries, dir string, n int) 
 		return res, err
 	}
 	res.WarmAPI, res.WarmAPITotal = diffCalls(s2.API, s1.API)
+	_, res.WarmNotifyTotal = notifierCalls(res.WarmAPI)
 	res.WarmSSH = world.SSHStats{Connections: s2.SSH.Connections - s1.SSH.Connections, Sessions: s2.SSH.Sessions - s1.SSH.Sessions,
 		Commands: s2.SSH.Commands - s1.SSH.Commands}
-	res.Series, res.MetricsBytes, res.MetricsWire = len(warm), len(last.body), last.wire
+	res.Series, res.MetricsBytes, res.MetricsWire = len(warm), len(last.body), last.wire // the same cycle: the loop ran no other
 	res.Unreachable = count(warm, "cks_drift_kubectl_reachable", 0)
 	res.Findings = count(warm, "cks_drift_finding", 1)
+	res.FindingsByKind = findingsByKind(warm)
+	if err := sameFindings(res.FindingsByKind, res.Counts.Findings); err != nil {
+		return res, fmt.Errorf("warm cycle: %w", err)
+	}
 	res.PeakRSSKiB, res.EndRSSKiB = world.Memory(exp.cmd.Process.Pid)
 	logf("   warm cycle %.2f s (%.1f CPU s), %d API calls, %d SSH connections, %d sessions; peak RSS %.1f MiB; /metrics p99 %.1f ms idle, %.1f ms during the cycle (n=%d); %d series",
 		res.WarmCycle, res.WarmCPUSeconds, res.WarmAPITotal, res.WarmSSH.Connections, res.WarmSSH.Sessions, mib(res.PeakRSSKiB),
 		res.IdleLatency.P99, res.CycleLatency.P99, res.CycleLatency.N, res.Series)
 	exp.stop()
 
+	if !withSeq {
+		return res, nil
+	}
 	logf("   one-at-a-time check (sample of up to %d clusters)", o.seqSample)
 	seq, err := runSequential(ctx, o, bins, dir)
 	if err != nil {
@@ -288,6 +312,7 @@ func startFake(ctx context.Context, o options, bins binaries, dir string, n int)
 	p, err := start("cks-drift-benchfake", filepath.Join(dir, "benchfake.log"), nil, bins.fake,
 		"-clusters", strconv.Itoa(n), "-strays", strconv.Itoa(o.strays),
 		"-latency", o.latency.String(), "-handshake", o.handshake.String(), "-hang", fmt.Sprint(o.hang), "-projects", fmt.Sprint(o.projects),
+		"-drift", fmt.Sprint(o.drift), "-notifier-concurrency", strconv.Itoa(o.notifierConcurrency),
 		"-concurrency", strconv.Itoa(o.concurrency), "-ssh-timeout", o.sshTimeout.String(), "-page-size", strconv.Itoa(o.pageSize),
 		"-include-projects="+strconv.FormatBool(o.includeProjects), "-host-key-policy", o.hostKeyPolicy, "-out", dir)
 	if err != nil {
@@ -359,9 +384,30 @@ type metrics struct {
 	wire int // bytes on the wire (gzip)
 }
 
-// series reads the answer with prometheus/common's text parser: every sample as "name{labels}"
-// -> value.
-func (m metrics) series() (map[string]float64, error) { return promtext.Samples(string(m.body)) }
+// seriesAt GETs /metrics in the text format (not timed) and reads it with prometheus/common's
+// text parser: every sample as "name{labels}" -> value. The timed scrapes ask for OpenMetrics,
+// which the text parser cannot read: there a counter's family drops "_total", so the Go
+// collector's go_memstats_alloc_bytes_total and go_memstats_alloc_bytes share a family name.
+func seriesAt(base string) (map[string]float64, error) {
+	req, err := http.NewRequest(http.MethodGet, base+"/metrics", nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "text/plain;version=0.0.4")
+	resp, err := scrapeClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET /metrics: %s", resp.Status)
+	}
+	return promtext.Samples(string(raw))
+}
 
 // cycles returns the value of cks_drift_cycles_total, or NaN. It finds the one line instead of
 // parsing the answer: expfmt's text parser takes 1.8 s for 90,000 series (about the answer at
@@ -388,6 +434,42 @@ func (m metrics) cycles() float64 {
 		rest = rest[i+len(name):]
 	}
 	return math.NaN()
+}
+
+// findingsByKind counts the cks_drift_finding series by their kind label.
+func findingsByKind(series map[string]float64) map[string]int {
+	out := make(map[string]int)
+	for k, v := range series {
+		if v != 1 || !strings.HasPrefix(k, "cks_drift_finding{") {
+			continue
+		}
+		if _, rest, ok := strings.Cut(k, `kind="`); ok {
+			kind, _, _ := strings.Cut(rest, `"`)
+			out[kind]++
+		}
+	}
+	return out
+}
+
+// sameFindings compares the exporter's findings with the world's drift: a miss or a false
+// finding at scale fails the run.
+func sameFindings(got, want map[string]int) error {
+	var diff []string
+	for _, k := range world.DriftKinds {
+		if got[k] != want[k] {
+			diff = append(diff, fmt.Sprintf("%s: %d, want %d", k, got[k], want[k]))
+		}
+	}
+	for k, n := range got {
+		if !slices.Contains(world.DriftKinds, k) {
+			diff = append(diff, fmt.Sprintf("%s: %d, want 0", k, n))
+		}
+	}
+	if len(diff) > 0 {
+		sort.Strings(diff)
+		return fmt.Errorf("the exporter's findings are not the world's drift: %s", strings.Join(diff, "; "))
+	}
+	return nil
 }
 
 // count counts the samples of the family name whose value is v.
@@ -449,7 +531,7 @@ func post(u string) error {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusAccepted || !strings.Contains(string(body), "started") {
+	if resp.StatusCode != http.StatusAccepted {
 		return fmt.Errorf("POST %s: %s %s", u, resp.Status, strings.TrimSpace(string(body)))
 	}
 	return nil

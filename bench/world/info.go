@@ -24,6 +24,7 @@ type SpecJSON struct {
 	HangShare    float64 `json:"hang_share"`
 	Latency      float64 `json:"latency_seconds"`
 	Handshake    float64 `json:"handshake_seconds"`
+	DriftShare   float64 `json:"drift_share"`
 }
 
 // Stats is the answer of the fake's /bench/stats: counters since it started.

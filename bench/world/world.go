@@ -1,10 +1,11 @@
 // Package world builds the scale benchmark's simulated cloud: a fake CloudStack holding N CKS
 // clusters (one control and two worker VMs each, one port-forwarding rule per VM, as CKS creates
 // them on an isolated network) plus VMs that belong to no cluster, and one fake control node (a
-// real SSH server on loopback) per cluster, a share of which hang in the handshake.
+// real SSH server on loopback) per cluster, a share of which hang in the handshake. A share of
+// the clusters has drift, one piece each, and Counts says which findings the exporter must make.
 //
 // The world is written straight into the fake's tables with explicit ids, so that building
-// 5,000 clusters and 35,000 VMs takes well under a second.
+// 10,000 clusters and 50,000 VMs takes about a second.
 package world
 
 import (
@@ -37,7 +38,17 @@ type Spec struct {
 	Latency time.Duration
 	// Handshake is waited by every (non-hanging) control node before the SSH handshake.
 	Handshake time.Duration
+	// DriftShare is the share of clusters with drift, one kind each, in turn (DriftKinds).
+	DriftShare float64
 }
+
+// DriftKinds are the kinds of drift a world's drifting clusters get, in turn: each cluster one
+// piece of drift of one kind that the API shows.
+var DriftKinds = []string{"unmapped_vm", "vm_not_a_node", "node_without_vm", "vm_map_incomplete", "mapped_vm_expunged"}
+
+// nodeSide reports whether a kind is found by comparing with the Kubernetes nodes, so is not
+// found on a cluster whose control node hangs.
+func nodeSide(kind string) bool { return kind == "vm_not_a_node" || kind == "node_without_vm" }
 
 // Cluster is what the benchmark needs to know about one cluster.
 type Cluster struct {
@@ -58,6 +69,9 @@ type Counts struct {
 	Rules           int `json:"rules"`
 	ProjectRules    int `json:"project_rules"`
 	Hanging         int `json:"hanging"`
+	// Drifting clusters, and the findings the exporter must report, by kind.
+	Drifting int            `json:"drifting"`
+	Findings map[string]int `json:"findings"`
 }
 
 // World is a running simulated cloud.
@@ -82,6 +96,11 @@ const (
 // evenly over the world.
 func Hangs(i int, share float64) bool {
 	return math.Floor(float64(i+1)*share+1e-9) > math.Floor(float64(i)*share+1e-9)
+}
+
+// drifts reports whether cluster i has drift, spread evenly like Hangs but shifted.
+func drifts(i int, share float64) bool {
+	return Hangs(i+13, share)
 }
 
 // inProject reports whether cluster i is a project's, spread evenly like Hangs but shifted so
@@ -151,6 +170,7 @@ const (
 func (w *World) fill() {
 	created := time.Now().Add(-40 * time.Minute).Truncate(time.Second)
 	stamp := created.UnixMilli()
+	w.Counts.Findings = make(map[string]int)
 	w.CS.Update(func(cw *cloudstacktest.World) {
 		var vmID int64
 		newVM := func(vm cloudstacktest.VM) *cloudstacktest.VM {
@@ -176,14 +196,39 @@ func (w *World) fill() {
 					IPAddress: fmt.Sprintf("10.%d.%d.%d", 1+i/62500, i/250%250, 10+k)})
 			}
 			vms := []*cloudstacktest.VM{mk("control", 0), mk("node", 100), mk("node", 101)}
-			// kubectl on the control node lists every VM as a node: no drift.
-			w.nodes[i].SetNodes(strings.ToLower(vms[0].Name), strings.ToLower(vms[1].Name), strings.ToLower(vms[2].Name))
+			hang := Hangs(i, w.Spec.HangShare)
+			// Without drift kubectl on the control node lists every VM as a node.
+			nodes := []string{strings.ToLower(vms[0].Name), strings.ToLower(vms[1].Name), strings.ToLower(vms[2].Name)}
+			size, extra := int64(2), 0
+			if drifts(i, w.Spec.DriftShare) {
+				kind := DriftKinds[w.Counts.Drifting%len(DriftKinds)]
+				w.Counts.Drifting++
+				switch kind {
+				case "unmapped_vm": // a node whose VM is missing from the map
+					vm := mk("node", 102)
+					nodes = append(nodes, strings.ToLower(vm.Name))
+					extra++
+				case "vm_not_a_node": // Kubernetes forgot a worker
+					nodes = nodes[:2]
+				case "node_without_vm":
+					nodes = append(nodes, name+"-node-ghost")
+				case "vm_map_incomplete": // a map row of a removed VM: the API shows a count gap
+					size = 3
+				case "mapped_vm_expunged": // a mapped worker destroyed but not yet expunged
+					vms[2].State = "Destroyed"
+					nodes = nodes[:2]
+				}
+				if !hang || !nodeSide(kind) {
+					w.Counts.Findings[kind]++
+				}
+			}
+			w.nodes[i].SetNodes(nodes...)
 			c := &cloudstacktest.Cluster{
 				ID: uuid(kindCluster, i+1), InternalID: int64(i + 1), Name: name, State: "Running", ClusterType: "CloudManaged",
 				ZoneID: zoneID, ZoneName: zoneName, Account: account, DomainID: domainID, Domain: "ROOT",
 				ProjectID: projectID, Project: project, NetworkID: network,
 				IPAddress: "127.0.0.1", IPAddressID: uuid(kindIP, i+1),
-				ControlNodes: 1, Size: 2, Created: created,
+				ControlNodes: 1, Size: size, Created: created,
 			}
 			for _, v := range vms {
 				c.VMMap = append(c.VMMap, v.InternalID)
@@ -200,15 +245,14 @@ func (w *World) fill() {
 					Account: account, DomainID: domainID, ProjectID: projectID,
 				})
 			}
-			hang := Hangs(i, w.Spec.HangShare)
 			w.Clusters = append(w.Clusters, Cluster{ID: c.ID, Name: name, ProjectID: projectID, IPAddressID: c.IPAddressID, Hang: hang})
 			if projectID != "" {
 				w.Counts.ProjectClusters++
-				w.Counts.ProjectVMs += len(vms)
+				w.Counts.ProjectVMs += len(vms) + extra
 				w.Counts.ProjectRules += len(vms)
 			} else {
 				w.Counts.Clusters++
-				w.Counts.VMs += len(vms)
+				w.Counts.VMs += len(vms) + extra
 				w.Counts.Rules += len(vms)
 			}
 			if hang {
@@ -270,6 +314,8 @@ type Config struct {
 	PageSize        int
 	IncludeProjects bool
 	HostKeyPolicy   string
+	// NotifierConcurrency is notifier.concurrency; 0 leaves the key out (the exporter's default).
+	NotifierConcurrency int
 }
 
 // WriteFiles writes the client key and an exporter configuration into dir and returns the
@@ -304,6 +350,9 @@ storage:
   path: %s
 `, w.CS.Endpoint(), w.CS.APIKey(), w.CS.SecretKey(), c.PageSize, c.Concurrency, c.IncludeProjects,
 		keyFile, c.HostKeyPolicy, c.SSHTimeout, filepath.Join(dir, "state.db"))
+	if c.NotifierConcurrency > 0 {
+		cfg += fmt.Sprintf("notifier:\n  concurrency: %d\n", c.NotifierConcurrency)
+	}
 	path := filepath.Join(dir, "cks-drift-exporter.yml")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		return "", err

@@ -37,11 +37,13 @@ func main() {
 	flag.Float64Var(&spec.HangShare, "hang", 0.03, "share of control nodes that hang in the SSH handshake")
 	flag.DurationVar(&spec.Latency, "latency", 50*time.Millisecond, "latency added to every API answer")
 	flag.DurationVar(&spec.Handshake, "handshake", 200*time.Millisecond, "delay of every control node before the SSH handshake")
+	flag.Float64Var(&spec.DriftShare, "drift", 0.05, "share of clusters with drift (one piece each, of the kinds the API shows, in turn)")
 	d := config.Defaults() // the written settings default to the configuration's
 	flag.IntVar(&cfg.Concurrency, "concurrency", d.Check.Concurrency, "check.concurrency of the written configuration")
 	flag.DurationVar(&cfg.SSHTimeout, "ssh-timeout", d.SSH.Timeout, "ssh.timeout of the written configuration")
 	flag.IntVar(&cfg.PageSize, "page-size", d.CloudStack.PageSize, "cloudstack.page_size of the written configuration")
 	flag.BoolVar(&cfg.IncludeProjects, "include-projects", d.Check.IncludeProjects, "check.include_projects of the written configuration")
+	flag.IntVar(&cfg.NotifierConcurrency, "notifier-concurrency", 8, "notifier.concurrency of the written configuration")
 	flag.StringVar(&cfg.HostKeyPolicy, "host-key-policy", string(d.SSH.HostKeyPolicy), "ssh.host_key_policy of the written configuration")
 	flag.Parse()
 	if *out == "" {
@@ -92,7 +94,7 @@ func run(spec world.Spec, cfg world.Config, out string) error {
 		KeyFile: filepath.Join(filepath.Dir(configFile), "id_ed25519"), ConfigFile: configFile,
 		StatsURL: "http://" + l.Addr().String() + "/bench/stats", PID: os.Getpid(),
 		Spec: world.SpecJSON{Clusters: spec.Clusters, StrayVMs: spec.StrayVMs, ProjectShare: spec.ProjectShare, HangShare: spec.HangShare,
-			Latency: spec.Latency.Seconds(), Handshake: spec.Handshake.Seconds()},
+			Latency: spec.Latency.Seconds(), Handshake: spec.Handshake.Seconds(), DriftShare: spec.DriftShare},
 		Counts: w.Counts, Clusters: w.Clusters, BuildTime: built.Seconds(),
 	}
 	raw, err := json.MarshalIndent(info, "", "  ")
@@ -107,8 +109,8 @@ func run(spec world.Spec, cfg world.Config, out string) error {
 	if err := os.Rename(tmp, filepath.Join(out, "world.json")); err != nil {
 		return err
 	}
-	fmt.Printf("cks-drift-benchfake: %d clusters (%d hanging), %d VMs, %d port-forwarding rules; API %s; stats %s; built in %s\n",
-		spec.Clusters, w.Counts.Hanging, w.Counts.VMs+w.Counts.ProjectVMs, w.Counts.Rules+w.Counts.ProjectRules,
+	fmt.Printf("cks-drift-benchfake: %d clusters (%d hanging, %d with drift), %d VMs, %d port-forwarding rules; API %s; stats %s; built in %s\n",
+		spec.Clusters, w.Counts.Hanging, w.Counts.Drifting, w.Counts.VMs+w.Counts.ProjectVMs, w.Counts.Rules+w.Counts.ProjectRules,
 		info.Endpoint, info.StatsURL, built.Round(time.Millisecond))
 	<-ctx.Done()
 	return nil
