@@ -76,7 +76,7 @@ func main() {
 	flag.Float64Var(&o.projects, "projects", 0.1, "share of clusters (with their VMs and rules) owned by a project")
 	flag.Float64Var(&o.drift, "drift", 0.05, "share of clusters with drift (one piece each, of the kinds the API shows, in turn)")
 	flag.IntVar(&o.concurrency, "concurrency", d.Check.Concurrency, "check.concurrency of the exporter")
-	flag.IntVar(&o.notifierConcurrency, "notifier-concurrency", 8, "notifier.concurrency of the exporter")
+	flag.IntVar(&o.notifierConcurrency, "notifier-concurrency", d.Notifier.Concurrency, "notifier.concurrency of the exporter")
 	flag.DurationVar(&o.sshTimeout, "ssh-timeout", d.SSH.Timeout, "ssh.timeout of the exporter and of the one-at-a-time check")
 	flag.IntVar(&o.pageSize, "page-size", d.CloudStack.PageSize, "cloudstack.page_size of the exporter")
 	flag.BoolVar(&o.includeProjects, "include-projects", d.Check.IncludeProjects, "check.include_projects of the exporter")

@@ -64,6 +64,10 @@ type worldResult struct {
 	EndRSSKiB        int64   `json:"exporter_rss_end_kib"`
 	WarmCPUSeconds   float64 `json:"exporter_cpu_seconds_warm_cycle"`
 	ColdCPUSeconds   float64 `json:"exporter_cpu_seconds_start_and_cold_cycle"`
+	// WarmRead and WarmWritten are the bytes the exporter's process read and wrote over the warm
+	// cycle (/proc/PID/io rchar, wchar): nearly all of it the API's answers and SSH.
+	WarmRead    int64 `json:"exporter_bytes_read_warm_cycle"`
+	WarmWritten int64 `json:"exporter_bytes_written_warm_cycle"`
 	FakePeakKiB      int64   `json:"fake_peak_rss_kib"`
 
 	IdleLatency  latency `json:"metrics_latency_idle"`
@@ -164,6 +168,7 @@ func runWorld(ctx context.Context, o options, bins binaries, dir string, n int, 
 
 	// The warm cycle, with /metrics scraped at a steady pace while it runs.
 	cpu0 := cpuSeconds(exp.cmd.Process.Pid)
+	read0, written0 := ioBytes(exp.cmd.Process.Pid)
 	started := time.Now()
 	if err := post(base + "/-/check"); err != nil {
 		return res, err
@@ -204,6 +209,8 @@ func runWorld(ctx context.Context, o options, bins binaries, dir string, n int, 
 	}
 	res.WarmWall = time.Since(started).Seconds()
 	res.WarmCPUSeconds = cpuSeconds(exp.cmd.Process.Pid) - cpu0
+	read1, written1 := ioBytes(exp.cmd.Process.Pid)
+	res.WarmRead, res.WarmWritten = read1-read0, written1-written0
 	res.CycleLatency = summarise(during)
 	warm, err := seriesAt(base)
 	if err != nil {
@@ -574,6 +581,26 @@ func cpuSeconds(pid int) float64 {
 	utime, _ := strconv.ParseFloat(f[11], 64)
 	stime, _ := strconv.ParseFloat(f[12], 64)
 	return (utime + stime) / 100 // USER_HZ is 100 on Linux
+}
+
+// ioBytes are the bytes a process read and wrote through system calls (sockets included), from
+// /proc/PID/io.
+func ioBytes(pid int) (read, written int64) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		return 0, 0
+	}
+	for _, l := range strings.Split(string(raw), "\n") {
+		k, v, _ := strings.Cut(l, ":")
+		n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		switch k {
+		case "rchar":
+			read = n
+		case "wchar":
+			written = n
+		}
+	}
+	return read, written
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {

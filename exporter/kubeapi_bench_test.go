@@ -38,7 +38,7 @@ func BenchmarkNodeSource(b *testing.B) {
 		b.Fatal(err)
 	}
 	cs, err := cloudstack.New(cloudstack.Options{API: cloudstackapi.Options{Endpoint: cfg.CloudStack.Endpoint, APIKey: string(cfg.CloudStack.APIKey),
-		SecretKey: string(cfg.CloudStack.SecretKey), Timeout: cfg.CloudStack.Timeout}, IncludeProjects: true})
+		SecretKey: string(cfg.CloudStack.SecretKey), Timeout: cfg.CloudStack.Timeout}, PageSize: cfg.CloudStack.PageSize, IncludeProjects: true})
 	if err != nil {
 		b.Fatal(err)
 	}

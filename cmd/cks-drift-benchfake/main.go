@@ -43,7 +43,7 @@ func main() {
 	flag.DurationVar(&cfg.SSHTimeout, "ssh-timeout", d.SSH.Timeout, "ssh.timeout of the written configuration")
 	flag.IntVar(&cfg.PageSize, "page-size", d.CloudStack.PageSize, "cloudstack.page_size of the written configuration")
 	flag.BoolVar(&cfg.IncludeProjects, "include-projects", d.Check.IncludeProjects, "check.include_projects of the written configuration")
-	flag.IntVar(&cfg.NotifierConcurrency, "notifier-concurrency", 8, "notifier.concurrency of the written configuration")
+	flag.IntVar(&cfg.NotifierConcurrency, "notifier-concurrency", d.Notifier.Concurrency, "notifier.concurrency of the written configuration")
 	flag.StringVar(&cfg.HostKeyPolicy, "host-key-policy", string(d.SSH.HostKeyPolicy), "ssh.host_key_policy of the written configuration")
 	flag.Parse()
 	if *out == "" {
