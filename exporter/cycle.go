@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
@@ -94,42 +95,47 @@ func checkOrder(inv collector.Inventory, shard collector.Shard, prev []collector
 	return out
 }
 
-// listNodes lists the nodes of every cluster that is checked in this cycle, at most concurrency
-// at a time, each bounded by the lister's timeout.
+// listNodes lists the nodes of every cluster that is checked in this cycle, in order, by at most
+// concurrency workers, each listing bounded by the lister's timeout. Clusters not started when
+// ctx ends are "cancelled". The workers are as many as the concurrency, not one per cluster: at
+// ten thousand clusters, a goroutine each would hold tens of megabytes of stacks while waiting.
 func listNodes(ctx context.Context, clusters []collector.Cluster, lister NodeLister, concurrency int, logger *slog.Logger) map[string]collector.NodeList {
+	lists := make([]collector.NodeList, len(clusters))
 	var (
-		mu  sync.Mutex
-		wg  sync.WaitGroup
-		out = make(map[string]collector.NodeList)
-		sem = make(chan struct{}, max(concurrency, 1))
+		next atomic.Int64
+		wg   sync.WaitGroup
 	)
-	for _, c := range clusters {
+	for range min(max(concurrency, 1), len(clusters)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-				defer func() { <-sem }()
-			case <-ctx.Done():
-				mu.Lock()
-				out[c.ID] = collector.NodeList{Err: "cancelled"}
-				mu.Unlock()
-				return
+			for i := int(next.Add(1) - 1); i < len(clusters); i = int(next.Add(1) - 1) {
+				if ctx.Err() != nil {
+					lists[i] = collector.NodeList{Err: "cancelled"}
+					continue
+				}
+				lists[i] = listOne(ctx, clusters[i], lister, logger)
 			}
-			names, err := lister.Nodes(ctx, c)
-			nl := collector.NodeList{Names: names}
-			if err != nil {
-				nl = collector.NodeList{Err: failureReason(err), Detail: kube.Detail(err)}
-				logger.Debug("Could not list the Kubernetes nodes, comparing the VM map with the VMs in CloudStack only",
-					"cluster", c.Name, "cluster_id", c.ID, "reason", nl.Err, "err", err)
-			}
-			mu.Lock()
-			out[c.ID] = nl
-			mu.Unlock()
 		}()
 	}
 	wg.Wait()
+	out := make(map[string]collector.NodeList, len(clusters))
+	for i, c := range clusters {
+		out[c.ID] = lists[i]
+	}
 	return out
+}
+
+// listOne lists the nodes of one cluster.
+func listOne(ctx context.Context, c collector.Cluster, lister NodeLister, logger *slog.Logger) collector.NodeList {
+	names, err := lister.Nodes(ctx, c)
+	if err == nil {
+		return collector.NodeList{Names: names}
+	}
+	nl := collector.NodeList{Err: failureReason(err), Detail: kube.Detail(err)}
+	logger.Debug("Could not list the Kubernetes nodes, comparing the VM map with the VMs in CloudStack only",
+		"cluster", c.Name, "cluster_id", c.ID, "reason", nl.Err, "err", err)
+	return nl
 }
 
 // logReachability logs a change of kubectl reachability once, not every cycle: a WARN when a
