@@ -1,6 +1,8 @@
 package collector
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -43,58 +45,160 @@ func NewMetrics(load func() *Snapshot) *Metrics {
 
 // Describe sends every descriptor.
 func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{upDesc, enabledDesc, durationDesc, lastSuccessDesc, cyclesDesc, cycleFailDesc,
-		clusterInfoDesc, checkedDesc, reachableDesc, findingsDesc, findingDesc, kubectlFailDesc,
-		shardDesc, totalShardsDesc, statusDesc} {
-		ch <- d
+	for _, f := range families {
+		ch <- f.desc
 	}
 }
 
 // Collect builds the metrics of the current snapshot.
 func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
-	s := m.snapshot()
-	if s == nil {
-		s = &Snapshot{}
+	s := m.load()
+	for _, f := range families {
+		f.collect(ch, s, nil)
 	}
-	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
-		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
-	}
-	counter := func(d *prometheus.Desc, v uint64, labels ...string) {
-		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), labels...)
-	}
-	gauge(upDesc, boolValue(s.Success))
-	gauge(enabledDesc, boolValue(s.Enabled))
-	if !s.End.IsZero() {
-		gauge(durationDesc, s.End.Sub(s.Start).Seconds())
-	}
-	if !s.LastSuccess.IsZero() {
-		gauge(lastSuccessDesc, float64(s.LastSuccess.UnixNano())/1e9)
-	}
-	gauge(shardDesc, float64(s.Shard.Ordinal))
-	gauge(totalShardsDesc, float64(max(s.Shard.Total, 1)))
-	counter(cyclesDesc, s.Cycles)
-	counter(cycleFailDesc, s.CycleFailures)
+}
 
-	for _, cs := range s.Clusters {
+func (m *Metrics) load() *Snapshot {
+	if s := m.snapshot(); s != nil {
+		return s
+	}
+	return &Snapshot{}
+}
+
+// Chunks returns collectors that together collect what m does, in the order of an exposition:
+// one family at a time, by name, and a family of per-cluster series in parts of at most size
+// clusters, in the order a registry sorts their series. Gathered and encoded one after the
+// other, they never hold more than one part's metrics at once: at ten thousand clusters the
+// whole collection holds about a hundred thousand metrics at once.
+func (m *Metrics) Chunks(size int) []prometheus.Collector {
+	s := m.load()
+	size = max(size, 1)
+	var out []prometheus.Collector
+	for _, f := range families {
+		if !f.perCluster {
+			out = append(out, chunk{f: f, s: s})
+			continue
+		}
+		order := make([]int, len(s.Clusters))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortFunc(order, func(a, b int) int { return f.order(s.Clusters[a], s.Clusters[b]) })
+		for from := 0; from < len(order); from += size {
+			out = append(out, chunk{f: f, s: s, clusters: order[from:min(from+size, len(order))]})
+		}
+	}
+	return out
+}
+
+// chunk collects one family over some clusters (indexes into the snapshot's).
+type chunk struct {
+	f        family
+	s        *Snapshot
+	clusters []int
+}
+
+func (c chunk) Describe(ch chan<- *prometheus.Desc) { ch <- c.f.desc }
+
+func (c chunk) Collect(ch chan<- prometheus.Metric) { c.f.collect(ch, c.s, c.clusters) }
+
+// family is one metric family of the check.
+type family struct {
+	desc       *prometheus.Desc
+	perCluster bool
+	// order sorts clusters as a registry sorts the family's series: by label values, labels
+	// sorted by name, so by cluster_id except where a label sorts before it.
+	order func(a, b ClusterStatus) int
+	// series sends the family's series of the snapshot (of one cluster, for perCluster).
+	series func(emit emitter, s *Snapshot, cs ClusterStatus)
+}
+
+// emitter sends one series of a family.
+type emitter func(t prometheus.ValueType, v float64, labels ...string)
+
+// collect sends the family's series of the snapshot's clusters at the indexes given, or of all of
+// them for nil.
+func (f family) collect(ch chan<- prometheus.Metric, s *Snapshot, clusters []int) {
+	emit := func(t prometheus.ValueType, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(f.desc, t, v, labels...)
+	}
+	if !f.perCluster {
+		f.series(emit, s, ClusterStatus{})
+		return
+	}
+	if clusters == nil {
+		for _, cs := range s.Clusters {
+			f.series(emit, s, cs)
+		}
+		return
+	}
+	for _, i := range clusters {
+		f.series(emit, s, s.Clusters[i])
+	}
+}
+
+func byID(a, b ClusterStatus) int { return cmp.Compare(a.Cluster.ID, b.Cluster.ID) }
+
+// families are the check's metric families, in the order an exposition lists them (by name;
+// TestChunksMatchCollect holds it).
+var families = []family{
+	{desc: enabledDesc, series: func(emit emitter, s *Snapshot, _ ClusterStatus) { emit(prometheus.GaugeValue, boolValue(s.Enabled)) }},
+	{desc: checkedDesc, perCluster: true, order: byID, series: func(emit emitter, _ *Snapshot, cs ClusterStatus) {
+		emit(prometheus.GaugeValue, boolValue(cs.Checked), cs.Cluster.ID, cs.Cluster.Name)
+	}},
+	{desc: clusterInfoDesc, perCluster: true, order: func(a, b ClusterStatus) int { // "account" sorts before "cluster_id"
+		return cmp.Or(cmp.Compare(a.Cluster.Account, b.Cluster.Account), byID(a, b))
+	}, series: func(emit emitter, _ *Snapshot, cs ClusterStatus) {
 		c := cs.Cluster
-		gauge(clusterInfoDesc, 1, c.ID, c.Name, c.ZoneName, c.Account, c.Domain, c.Project, c.State, c.ClusterType)
-		gauge(checkedDesc, boolValue(cs.Checked), c.ID, c.Name)
-		gauge(reachableDesc, boolValue(cs.KubectlReachable), c.ID, c.Name)
+		emit(prometheus.GaugeValue, 1, c.ID, c.Name, c.ZoneName, c.Account, c.Domain, c.Project, c.State, c.ClusterType)
+	}},
+	{desc: statusDesc, perCluster: true, order: byID, series: func(emit emitter, _ *Snapshot, cs ClusterStatus) {
 		status, reason := cs.Status()
-		gauge(statusDesc, 1, c.ID, c.Name, status, reason)
+		emit(prometheus.GaugeValue, 1, cs.Cluster.ID, cs.Cluster.Name, status, reason)
+	}},
+	{desc: durationDesc, series: func(emit emitter, s *Snapshot, _ ClusterStatus) {
+		if !s.End.IsZero() {
+			emit(prometheus.GaugeValue, s.End.Sub(s.Start).Seconds())
+		}
+	}},
+	{desc: cycleFailDesc, series: func(emit emitter, s *Snapshot, _ ClusterStatus) {
+		emit(prometheus.CounterValue, float64(s.CycleFailures))
+	}},
+	{desc: cyclesDesc, series: func(emit emitter, s *Snapshot, _ ClusterStatus) { emit(prometheus.CounterValue, float64(s.Cycles)) }},
+	{desc: findingDesc, perCluster: true, order: byID, series: func(emit emitter, _ *Snapshot, cs ClusterStatus) {
+		for _, f := range cs.Findings() {
+			emit(prometheus.GaugeValue, 1, cs.Cluster.ID, cs.Cluster.Name, string(f.Kind), f.VMID, f.VMName)
+		}
+	}},
+	{desc: findingsDesc, perCluster: true, order: byID, series: func(emit emitter, _ *Snapshot, cs ClusterStatus) {
 		perKind := make(map[Kind]int, len(Kinds))
 		for _, f := range cs.Findings() {
 			perKind[f.Kind]++
-			gauge(findingDesc, 1, c.ID, c.Name, string(f.Kind), f.VMID, f.VMName)
 		}
 		for _, k := range Kinds {
-			gauge(findingsDesc, float64(perKind[k]), c.ID, c.Name, string(k))
+			emit(prometheus.GaugeValue, float64(perKind[k]), cs.Cluster.ID, cs.Cluster.Name, string(k))
 		}
-	}
-
-	for _, reason := range sortedKeys(s.KubectlFailures) {
-		counter(kubectlFailDesc, s.KubectlFailures[reason], reason)
-	}
+	}},
+	{desc: kubectlFailDesc, series: func(emit emitter, s *Snapshot, _ ClusterStatus) {
+		for _, reason := range sortedKeys(s.KubectlFailures) {
+			emit(prometheus.CounterValue, float64(s.KubectlFailures[reason]), reason)
+		}
+	}},
+	{desc: reachableDesc, perCluster: true, order: byID, series: func(emit emitter, _ *Snapshot, cs ClusterStatus) {
+		emit(prometheus.GaugeValue, boolValue(cs.KubectlReachable), cs.Cluster.ID, cs.Cluster.Name)
+	}},
+	{desc: lastSuccessDesc, series: func(emit emitter, s *Snapshot, _ ClusterStatus) {
+		if !s.LastSuccess.IsZero() {
+			emit(prometheus.GaugeValue, float64(s.LastSuccess.UnixNano())/1e9)
+		}
+	}},
+	{desc: shardDesc, series: func(emit emitter, s *Snapshot, _ ClusterStatus) {
+		emit(prometheus.GaugeValue, float64(s.Shard.Ordinal))
+	}},
+	{desc: totalShardsDesc, series: func(emit emitter, s *Snapshot, _ ClusterStatus) {
+		emit(prometheus.GaugeValue, float64(max(s.Shard.Total, 1)))
+	}},
+	{desc: upDesc, series: func(emit emitter, s *Snapshot, _ ClusterStatus) { emit(prometheus.GaugeValue, boolValue(s.Success)) }},
 }
 
 func boolValue(b bool) float64 {

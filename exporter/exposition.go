@@ -43,21 +43,78 @@ var (
 	formatOpenMetrics = expfmt.NewFormat(expfmt.TypeOpenMetrics)
 )
 
-// update encodes the check metrics of a new snapshot.
+// update encodes the check metrics of a new snapshot, one chunk of a family at a time (see
+// collector.Metrics.Chunks), so that the metrics of ten thousand clusters are never all built
+// at once.
 func (x *exposition) update(s *collector.Snapshot) {
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collector.NewMetrics(func() *collector.Snapshot { return s }))
-	families, err := reg.Gather()
+	text, om, err := encodeChecks(collector.NewMetrics(func() *collector.Snapshot { return s }).Chunks(chunkClusters))
 	if err != nil {
-		x.logger.Error("Could not build the check metrics", "err", err) // only a bug can do this
-	}
-	text, err1 := compress(families, formatText, false)
-	om, err2 := compress(families, formatOpenMetrics, false)
-	if err1 != nil || err2 != nil {
-		x.logger.Error("Could not encode the check metrics", "err", firstErr(err1, err2))
+		x.logger.Error("Could not encode the check metrics", "err", err) // only a bug can do this
 		return
 	}
 	x.checks.Store(&encodedChecks{text: text, openMetrics: om})
+}
+
+// chunkClusters is how many clusters' series of one family are built at once.
+const chunkClusters = 1000
+
+// encodeChecks gathers the chunks one after another and encodes them into one gzip member per
+// format. A family split into chunks gets its HELP and TYPE lines once, from its first chunk.
+func encodeChecks(chunks []prometheus.Collector) (text, openMetrics []byte, err error) {
+	var tb, ob bytes.Buffer
+	tz, _ := gzip.NewWriterLevel(&tb, gzip.BestSpeed)
+	oz, _ := gzip.NewWriterLevel(&ob, gzip.BestSpeed)
+	var part bytes.Buffer
+	last := ""
+	for _, c := range chunks {
+		reg := prometheus.NewRegistry()
+		if err := reg.Register(c); err != nil {
+			return nil, nil, err
+		}
+		families, err := reg.Gather()
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, f := range families {
+			cont := f.GetName() == last
+			last = f.GetName()
+			for _, out := range []struct {
+				w      io.Writer
+				format expfmt.Format
+			}{{tz, formatText}, {oz, formatOpenMetrics}} {
+				part.Reset()
+				if err := encode(&part, []*dto.MetricFamily{f}, out.format, false); err != nil {
+					return nil, nil, err
+				}
+				body := part.Bytes()
+				if cont {
+					body = withoutHeader(body)
+				}
+				if _, err := out.w.Write(body); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
+	}
+	if err := tz.Close(); err != nil {
+		return nil, nil, err
+	}
+	if err := oz.Close(); err != nil {
+		return nil, nil, err
+	}
+	return tb.Bytes(), ob.Bytes(), nil
+}
+
+// withoutHeader drops the comment lines (HELP, TYPE, UNIT) that open an encoded family.
+func withoutHeader(b []byte) []byte {
+	for bytes.HasPrefix(b, []byte("# ")) {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			return nil
+		}
+		b = b[i+1:]
+	}
+	return b
 }
 
 func (x *exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -93,19 +150,6 @@ func (x *exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(tail.Bytes())
 }
 
-// compress encodes families as one gzip member.
-func compress(families []*dto.MetricFamily, format expfmt.Format, final bool) ([]byte, error) {
-	var buf bytes.Buffer
-	gz, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
-	if err := encode(gz, families, format, final); err != nil {
-		return nil, err
-	}
-	if err := gz.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
 // encode writes families; final ends an OpenMetrics exposition with "# EOF".
 func encode(w io.Writer, families []*dto.MetricFamily, format expfmt.Format, final bool) error {
 	enc := expfmt.NewEncoder(w, format)
@@ -133,13 +177,4 @@ func acceptsGzip(header string) bool {
 		return !strings.HasPrefix(q, "q=0") || strings.HasPrefix(q, "q=0.") && strings.Trim(q[4:], "0") != ""
 	}
 	return false
-}
-
-func firstErr(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
