@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/kube"
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
@@ -45,7 +47,7 @@ func cycle(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, sr
 		logger.Error("Could not read the inventory from CloudStack, keeping the previous findings", "err", err)
 		return next
 	}
-	nodes := listNodes(ctx, checkOrder(inv, next.Shard, prev.Clusters), src.nodes, cfg.Check.Concurrency, logger)
+	nodes := listNodes(ctx, checkOrder(inv, next.Shard, prev.Clusters), src.nodes, src.listed, cfg.Check.Concurrency, logger)
 	for _, nl := range nodes {
 		if nl.Err != "" {
 			next.KubectlFailures[nl.Err]++
@@ -99,7 +101,7 @@ func checkOrder(inv collector.Inventory, shard collector.Shard, prev []collector
 // concurrency workers, each listing bounded by the lister's timeout. Clusters not started when
 // ctx ends are "cancelled". The workers are as many as the concurrency, not one per cluster: at
 // ten thousand clusters, a goroutine each would hold tens of megabytes of stacks while waiting.
-func listNodes(ctx context.Context, clusters []collector.Cluster, lister NodeLister, concurrency int, logger *slog.Logger) map[string]collector.NodeList {
+func listNodes(ctx context.Context, clusters []collector.Cluster, lister NodeLister, listed prometheus.Observer, concurrency int, logger *slog.Logger) map[string]collector.NodeList {
 	lists := make([]collector.NodeList, len(clusters))
 	var (
 		next atomic.Int64
@@ -114,7 +116,11 @@ func listNodes(ctx context.Context, clusters []collector.Cluster, lister NodeLis
 					lists[i] = collector.NodeList{Err: "cancelled"}
 					continue
 				}
+				start := time.Now()
 				lists[i] = listOne(ctx, clusters[i], lister, logger)
+				if listed != nil {
+					listed.Observe(time.Since(start).Seconds())
+				}
 			}
 		}()
 	}

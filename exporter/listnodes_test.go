@@ -7,6 +7,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 )
 
@@ -50,8 +53,11 @@ func TestListNodesBoundedWorkers(t *testing.T) {
 	t.Parallel()
 	const n, concurrency = 50, 7
 	g := &gateLister{calls: make(map[string]int), started: make(chan string, n), gate: make(chan struct{})}
+	listed := prometheus.NewHistogram(prometheus.HistogramOpts{Name: "listed", Buckets: []float64{1}})
 	done := make(chan map[string]collector.NodeList)
-	go func() { done <- listNodes(t.Context(), clustersN(n), g, concurrency, slog.New(slog.DiscardHandler)) }()
+	go func() {
+		done <- listNodes(t.Context(), clustersN(n), g, listed, concurrency, slog.New(slog.DiscardHandler))
+	}()
 	var first []string
 	for range concurrency {
 		first = append(first, <-g.started) // all workers busy, held at the gate
@@ -68,6 +74,10 @@ func TestListNodesBoundedWorkers(t *testing.T) {
 	}
 	close(g.gate)
 	out := <-done
+	var m dto.Metric
+	if err := listed.Write(&m); err != nil || m.GetHistogram().GetSampleCount() != n {
+		t.Errorf("%d listings observed (%v), want %d", m.GetHistogram().GetSampleCount(), err, n)
+	}
 	if len(out) != n || g.peak != concurrency {
 		t.Fatalf("%d results, peak %d in flight; want %d and %d", len(out), g.peak, n, concurrency)
 	}
@@ -85,7 +95,7 @@ func TestListNodesStopsOnShutdown(t *testing.T) {
 	g := &gateLister{calls: make(map[string]int), started: make(chan string, n), gate: make(chan struct{})}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan map[string]collector.NodeList)
-	go func() { done <- listNodes(ctx, clustersN(n), g, concurrency, slog.New(slog.DiscardHandler)) }()
+	go func() { done <- listNodes(ctx, clustersN(n), g, nil, concurrency, slog.New(slog.DiscardHandler)) }()
 	for range concurrency {
 		<-g.started
 	}

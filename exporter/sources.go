@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/cloudstack"
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/database"
@@ -33,6 +35,7 @@ type NodeLister interface {
 type sources struct {
 	inventory InventorySource
 	nodes     NodeLister
+	listed    prometheus.Observer // observes the time of each node listing
 	cloud     notifier.CloudStack
 	close     func() error // releases the database pool; nil for the API
 }
@@ -73,6 +76,9 @@ func newSources(cfg *config.Config, pins kube.PinStore, sshMetrics *kube.Metrics
 		return sources{}, err
 	}
 	src := sources{inventory: inv, nodes: nodes, cloud: notifiercs.New(inv.API(), cfg.CloudStack.PageSize)}
+	if sshMetrics != nil {
+		src.listed = sshMetrics.ListDuration
+	}
 	if cfg.Inventory.Source == config.SourceDatabase {
 		db, err := database.New(database.Options{
 			DSN:             string(cfg.Database.DSN),
