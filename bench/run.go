@@ -66,9 +66,12 @@ type worldResult struct {
 	ColdCPUSeconds   float64 `json:"exporter_cpu_seconds_start_and_cold_cycle"`
 	// WarmRead and WarmWritten are the bytes the exporter's process read and wrote over the warm
 	// cycle (/proc/PID/io rchar, wchar): nearly all of it the API's answers and SSH.
+	// ListMeanHealthy is the mean time of a node listing that did not hang, in the warm cycle
+	// (cks_drift_node_list_duration_seconds: listings under 1 s), against the handshake delay.
+	ListMeanHealthy float64 `json:"node_list_mean_healthy_seconds"`
 	WarmRead    int64 `json:"exporter_bytes_read_warm_cycle"`
 	WarmWritten int64 `json:"exporter_bytes_written_warm_cycle"`
-	FakePeakKiB      int64   `json:"fake_peak_rss_kib"`
+	FakePeakKiB int64 `json:"fake_peak_rss_kib"`
 
 	IdleLatency  latency `json:"metrics_latency_idle"`
 	CycleLatency latency `json:"metrics_latency_during_cycle"`
@@ -232,6 +235,7 @@ func runWorld(ctx context.Context, o options, bins binaries, dir string, n int, 
 	res.Unreachable = count(warm, "cks_drift_kubectl_reachable", 0)
 	res.Findings = count(warm, "cks_drift_finding", 1)
 	res.FindingsByKind = findingsByKind(warm)
+	res.ListMeanHealthy = healthyListingMean(cold, warm, o.sshTimeout.Seconds())
 	if err := sameFindings(res.FindingsByKind, res.Counts.Findings); err != nil {
 		return res, fmt.Errorf("warm cycle: %w", err)
 	}
@@ -441,6 +445,20 @@ func (m metrics) cycles() float64 {
 		rest = rest[i+len(name):]
 	}
 	return math.NaN()
+}
+
+// healthyListingMean is the mean time of the warm cycle's node listings that ended before the
+// timeout, from the histogram's difference between the two cycles: the sum less the listings
+// that reached the timeout, counted at the timeout (a lower estimate of their share).
+func healthyListingMean(cold, warm map[string]float64, timeout float64) float64 {
+	const h = "cks_drift_node_list_duration_seconds"
+	d := func(k string) float64 { return warm[k] - cold[k] }
+	n := d(h + "_count")
+	fast := d(fmt.Sprintf(`%s_bucket{le="%s"}`, h, strconv.FormatFloat(timeout/2, 'g', -1, 64)))
+	if fast <= 0 || n <= 0 {
+		return 0
+	}
+	return (d(h+"_sum") - (n-fast)*timeout) / fast
 }
 
 // findingsByKind counts the cks_drift_finding series by their kind label.
