@@ -69,9 +69,9 @@ type worldResult struct {
 	// ListMeanHealthy is the mean time of a node listing that did not hang, in the warm cycle
 	// (cks_drift_node_list_duration_seconds: listings under 1 s), against the handshake delay.
 	ListMeanHealthy float64 `json:"node_list_mean_healthy_seconds"`
-	WarmRead    int64 `json:"exporter_bytes_read_warm_cycle"`
-	WarmWritten int64 `json:"exporter_bytes_written_warm_cycle"`
-	FakePeakKiB int64 `json:"fake_peak_rss_kib"`
+	WarmRead        int64   `json:"exporter_bytes_read_warm_cycle"`
+	WarmWritten     int64   `json:"exporter_bytes_written_warm_cycle"`
+	FakePeakKiB     int64   `json:"fake_peak_rss_kib"`
 
 	IdleLatency  latency `json:"metrics_latency_idle"`
 	CycleLatency latency `json:"metrics_latency_during_cycle"`
