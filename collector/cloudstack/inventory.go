@@ -21,22 +21,22 @@ func (s *Source) Inventory(ctx context.Context) (collector.Inventory, error) {
 	}
 	// Each page is shrunk to what the check needs as soon as it is decoded: the answers of a
 	// whole large cloud would take several times the memory of the inventory itself.
-	clusters, err := listScopes(scopes, "kubernetes clusters", s.opts.PageSize, listUntilShort[clusterRow],
-		func(r clusterRow) string { return r.cluster.ID },
-		func(project string, page, size int) (int, []clusterRow, error) {
-			count, items, err := listPage[wireCluster](c, "listKubernetesClusters", "kubernetescluster", project, page, size, nil)
-			return count, shrink(items, toClusterRow), err
+	size := s.opts.PageSize
+	clusters, err := listScopes(scopes, "kubernetes clusters", func(r clusterRow) string { return r.cluster.ID },
+		func(name, project string) ([]clusterRow, error) {
+			return listUntilShort(name, size, func(page, size int) (int, []clusterRow, error) {
+				body, err := requestPage(c, "listKubernetesClusters", project, page, size, nil)
+				if err != nil {
+					return 0, nil, err
+				}
+				return decodePage(body, "kubernetescluster", toClusterRow)
+			})
 		})
 	if err != nil {
 		return collector.Inventory{}, err
 	}
-	vms, err := listScopes(scopes, "virtual machines", s.opts.PageSize, cloudstackapi.ListAll[vmRow],
-		func(v vmRow) string { return v.vm.ID },
-		func(project string, page, size int) (int, []vmRow, error) {
-			count, items, err := listPage[wireVM](c, "listVirtualMachines", "virtualmachine", project, page, size,
-				map[string]string{"details": "min"})
-			return count, shrink(items, toVMRow), err
-		})
+	vms, err := listScopes(scopes, "virtual machines", func(v vmRow) string { return v.vm.ID },
+		listAhead(c, "listVirtualMachines", "virtualmachine", size, map[string]string{"details": "min"}, toVMRow))
 	if err != nil {
 		return collector.Inventory{}, err
 	}
@@ -44,12 +44,8 @@ func (s *Source) Inventory(ctx context.Context) (collector.Inventory, error) {
 	joinLegacy(clusters, byID)
 	var rules []pfRule
 	if ruleScopes := s.scopesOf(clusters, func(r clusterRow) bool { return s.opts.SSHPort == 0 && r.controlID != "" }); len(ruleScopes) > 0 {
-		rules, err = listScopes(ruleScopes, "port forwarding rules", s.opts.PageSize, cloudstackapi.ListAll[pfRule],
-			func(r pfRule) string { return r.id },
-			func(project string, page, size int) (int, []pfRule, error) {
-				count, items, err := listPage[wireRule](c, "listPortForwardingRules", "portforwardingrule", project, page, size, nil)
-				return count, shrink(items, toRule), err
-			})
+		rules, err = listScopes(ruleScopes, "port forwarding rules", func(r pfRule) string { return r.id },
+			listAhead(c, "listPortForwardingRules", "portforwardingrule", size, nil, toRule))
 		if err != nil {
 			return collector.Inventory{}, err
 		}
@@ -57,12 +53,9 @@ func (s *Source) Inventory(ctx context.Context) (collector.Inventory, error) {
 	ssh := indexRules(rules)
 	var nat map[string]string
 	if natScopes := s.scopesOf(clusters, func(r clusterRow) bool { return needsSourceNAT(r, ssh) }); len(natScopes) > 0 {
-		ips, err := listScopes(natScopes, "source NAT addresses", s.opts.PageSize, cloudstackapi.ListAll[wireIP],
-			func(ip wireIP) string { return string(ip.ID) },
-			func(project string, page, size int) (int, []wireIP, error) {
-				return listPage[wireIP](c, "listPublicIpAddresses", "publicipaddress", project, page, size,
-					map[string]string{"issourcenat": "true"})
-			})
+		ips, err := listScopes(natScopes, "source NAT addresses", func(ip wireIP) string { return string(ip.ID) },
+			listAhead(c, "listPublicIpAddresses", "publicipaddress", size, map[string]string{"issourcenat": "true"},
+				func(ip *wireIP) wireIP { return *ip }))
 		if err != nil {
 			return collector.Inventory{}, err
 		}
@@ -72,8 +65,21 @@ func (s *Source) Inventory(ctx context.Context) (collector.Inventory, error) {
 	return inv, nil
 }
 
-// listPage asks for one page of a list command in one scope and decodes it leniently.
-func listPage[T any](c *cs.CloudStackClient, command, key, project string, page, size int, extra map[string]string) (int, []T, error) {
+// listAhead lists a command whose count is the total, asking for the next page while the last
+// one is decoded (cloudstackapi.ListAhead); each page is shrunk to what the check needs as it is
+// decoded.
+func listAhead[W, T any](c *cs.CloudStackClient, command, key string, size int, extra map[string]string, to func(*W) T) func(name, project string) ([]T, error) {
+	return func(name, project string) ([]T, error) {
+		return cloudstackapi.ListAhead(name, size,
+			func(page, size int) (json.RawMessage, error) {
+				return requestPage(c, command, project, page, size, extra)
+			},
+			func(body json.RawMessage) (int, []T, error) { return decodePage(body, key, to) })
+	}
+}
+
+// requestPage asks for one page of a list command in one scope and returns the answer undecoded.
+func requestPage(c *cs.CloudStackClient, command, project string, page, size int, extra map[string]string) (json.RawMessage, error) {
 	p := &cs.CustomServiceParams{}
 	p.SetParam("listall", true)
 	p.SetParam("page", page)
@@ -87,9 +93,15 @@ func listPage[T any](c *cs.CloudStackClient, command, key, project string, page,
 	var body json.RawMessage
 	custom, _ := cs.NewCustomService(c).(*cs.CustomService)
 	if err := custom.CustomRequest(command, p, &body); err != nil {
-		return 0, nil, err
+		return nil, err
 	}
-	return decodeList[T](body, key)
+	return body, nil
+}
+
+// decodePage decodes a page leniently and shrinks its items.
+func decodePage[W, T any](body json.RawMessage, key string, to func(*W) T) (int, []T, error) {
+	count, items, err := decodeList[W](body, key)
+	return count, shrink(items, to), err
 }
 
 // shrink converts a page of decoded items.

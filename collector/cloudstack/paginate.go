@@ -6,10 +6,6 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
 )
 
-// pager lists every page: cloudstackapi.ListAll where count is the total, listUntilShort where
-// it is not.
-type pager[T any] func(what string, size int, fetch cloudstackapi.Page[T]) ([]T, error)
-
 // maxPages bounds a listing that does not trust count: a server that keeps answering full pages
 // of new items ends the listing with an error after this many pages, instead of never.
 const maxPages = 10000
@@ -47,14 +43,15 @@ func listUntilShort[T any](what string, size int, fetch cloudstackapi.Page[T]) (
 // dropped and one listed twice means the list shifted while it was paged, so another item was
 // missed; either way the list is short, and an error. Across scopes an item may repeat (recent
 // CloudStack lists account resources with projectid=-1 too); convert keeps one.
-func listScopes[T any](scopes []string, what string, size int, pager pager[T], id func(T) string, fetch func(project string, page, size int) (int, []T, error)) ([]T, error) {
+// list lists every page of one scope (project: "" or "-1"), named name in errors.
+func listScopes[T any](scopes []string, what string, id func(T) string, list func(name, project string) ([]T, error)) ([]T, error) {
 	var all []T
 	for _, project := range scopes {
 		name := what
 		if project != "" {
 			name += " of projects"
 		}
-		got, err := pager(name, size, func(page, size int) (int, []T, error) { return fetch(project, page, size) })
+		got, err := list(name, project)
 		if err != nil {
 			return nil, err
 		}

@@ -12,41 +12,88 @@ type Page[T any] func(page, size int) (count int, items []T, err error)
 // total, not the page length; a sequence that does not add up is an error, never a short list,
 // so that a cut answer is never taken for a cloud with fewer clusters or VMs.
 func ListAll[T any](what string, size int, fetch Page[T]) ([]T, error) {
+	type page struct {
+		count int
+		items []T
+	}
+	return ListAhead(what, size,
+		func(p, size int) (page, error) { c, items, err := fetch(p, size); return page{c, items}, err },
+		func(pg page) (int, []T, error) { return pg.count, pg.items, nil })
+}
+
+// ListAhead is ListAll with each page in two steps: request, which asks CloudStack for it, and
+// decode, which reads the answer. Once the count is known, the next page is requested as soon
+// as an answer has arrived, while that answer is decoded: CloudStack still gets one request at
+// a time, and the time spent decoding hides behind the next request's latency. It asks for the
+// pages the count needs and no more: a page is asked ahead only while every page so far was
+// full.
+func ListAhead[T, R any](what string, size int, request func(page, size int) (R, error), decode func(R) (int, []T, error)) ([]T, error) {
+	type answer struct {
+		raw R
+		err error
+	}
+	ask := func(p int) <-chan answer {
+		ch := make(chan answer, 1)
+		go func() {
+			var a answer
+			a.err = Guard(func() (err error) { a.raw, err = request(p, size); return err })
+			ch <- a
+		}()
+		return ch
+	}
 	var all []T
 	total := -1
+	next := ask(1)
 	for p := 1; ; p++ {
-		count, items, err := fetchPage(fetch, p, size)
-		if err != nil {
-			return nil, fmt.Errorf("list %s, page %d: %w", what, p, Hint(Redact(err)))
+		a := <-next
+		next = nil
+		if a.err != nil {
+			return nil, fmt.Errorf("list %s, page %d: %w", what, p, Hint(Redact(a.err)))
 		}
-		if len(items) == 0 && len(all) < total {
-			// CloudStack answers a page past the end as {}, without a count: say what happened
-			// rather than report the count as changed to 0.
-			return nil, fmt.Errorf("list %s: page %d is empty after %d of %d items", what, p, len(all), total)
+		if total >= 0 && len(all)+size < total && len(all) == (p-1)*size {
+			next = ask(p + 1) // needed if this page is full, as every page so far was
 		}
-		if total >= 0 && count != total {
-			return nil, fmt.Errorf("list %s, page %d: count changed from %d to %d while paging", what, p, total, count)
+		var done bool
+		var err error
+		all, total, done, err = addPage(what, p, all, total, a.raw, decode)
+		if err != nil || done {
+			if next != nil {
+				<-next // asked ahead but not needed: wait for it, never leave a call running
+			}
+			return all, err
 		}
-		total = count
-		all = append(all, items...)
-		switch {
-		case len(all) == total:
-			return all, nil
-		case len(all) > total:
-			return nil, fmt.Errorf("list %s: %d items after page %d, but count is %d", what, len(all), p, total)
-		case len(items) == 0:
-			return nil, fmt.Errorf("list %s: page %d is empty after %d of %d items", what, p, len(all), total)
+		if next == nil {
+			next = ask(p + 1)
 		}
 	}
 }
 
-// fetchPage calls fetch with Guard.
-func fetchPage[T any](fetch Page[T], p, size int) (count int, items []T, err error) {
-	err = Guard(func() (err error) { count, items, err = fetch(p, size); return err })
-	if err != nil {
-		return 0, nil, err
+// addPage decodes page p and adds its items to all, checking them against the count, which
+// must not change while paging; done says all holds every item.
+func addPage[T, R any](what string, p int, all []T, total int, raw R, decode func(R) (int, []T, error)) (_ []T, _ int, done bool, _ error) {
+	var count int
+	var items []T
+	if err := Guard(func() (err error) { count, items, err = decode(raw); return err }); err != nil {
+		return nil, total, false, fmt.Errorf("list %s, page %d: %w", what, p, Hint(Redact(err)))
 	}
-	return count, items, nil
+	if len(items) == 0 && len(all) < total {
+		// CloudStack answers a page past the end as {}, without a count: say what happened
+		// rather than report the count as changed to 0.
+		return nil, total, false, fmt.Errorf("list %s: page %d is empty after %d of %d items", what, p, len(all), total)
+	}
+	if total >= 0 && count != total {
+		return nil, total, false, fmt.Errorf("list %s, page %d: count changed from %d to %d while paging", what, p, total, count)
+	}
+	all = append(all, items...)
+	switch {
+	case len(all) == count:
+		return all, count, true, nil
+	case len(all) > count:
+		return nil, count, false, fmt.Errorf("list %s: %d items after page %d, but count is %d", what, len(all), p, count)
+	case len(items) == 0:
+		return nil, count, false, fmt.Errorf("list %s: page %d is empty after %d of %d items", what, p, len(all), count)
+	}
+	return all, count, false, nil
 }
 
 // Guard runs one SDK call and turns a panic into an error: cloudstack-go indexes into answers it

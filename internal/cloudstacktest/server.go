@@ -103,6 +103,7 @@ func (s *Server) Close() {
 func (s *Server) Update(fn func(w *World)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.world.sortedValid = false
 	fn(s.world)
 }
 
