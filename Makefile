@@ -110,11 +110,12 @@ package: build
 
 # The scale benchmark (not part of `make test`): the exporter's cycle against the simulated cloud
 # with injected latency, for each world size, beside its lower bound and a one-cluster-at-a-time
-# check; see BENCHMARKS.md. `make bench BENCH_CLUSTERS="10 100"` runs fewer worlds,
+# check; see BENCHMARKS.md (about 40 minutes). `make bench BENCH_CLUSTERS="10 100"` runs fewer
+# worlds, "10000@64" a world at a check.concurrency of its own,
 # `make bench BENCH_UPDATE=1` rewrites the results in BENCHMARKS.md, `BENCH_GO=0` skips the Go
 # benchmarks (go test -bench -benchmem of collector and exporter). One SSH server per cluster
 # runs in the fake's process: the open files limit is raised as far as the hard limit allows.
-BENCH_CLUSTERS ?= 10 100 1000 5000
+BENCH_CLUSTERS ?= 10 100 1000 5000 10000 10000@64
 BENCH_UPDATE   ?=
 BENCH_GO       ?= 1
 BENCH_FLAGS    ?=

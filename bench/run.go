@@ -69,6 +69,7 @@ type worldResult struct {
 	// ListMeanHealthy is the mean time of a node listing that did not hang, in the warm cycle
 	// (cks_drift_node_list_duration_seconds: listings under 1 s), against the handshake delay.
 	ListMeanHealthy float64 `json:"node_list_mean_healthy_seconds"`
+	WarmAPIBytes    int64   `json:"api_answer_bytes_warm_cycle"` // counted by the fake
 	WarmRead        int64   `json:"exporter_bytes_read_warm_cycle"`
 	WarmWritten     int64   `json:"exporter_bytes_written_warm_cycle"`
 	FakePeakKiB     int64   `json:"fake_peak_rss_kib"`
@@ -229,6 +230,7 @@ func runWorld(ctx context.Context, o options, bins binaries, dir string, n int, 
 	}
 	res.WarmAPI, res.WarmAPITotal = diffCalls(s2.API, s1.API)
 	_, res.WarmNotifyTotal = notifierCalls(res.WarmAPI)
+	res.WarmAPIBytes = s2.APIBytes - s1.APIBytes
 	res.WarmSSH = world.SSHStats{Connections: s2.SSH.Connections - s1.SSH.Connections, Sessions: s2.SSH.Sessions - s1.SSH.Sessions,
 		Commands: s2.SSH.Commands - s1.SSH.Commands}
 	res.Series, res.MetricsBytes, res.MetricsWire = len(warm), len(last.body), last.wire // the same cycle: the loop ran no other

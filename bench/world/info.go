@@ -31,6 +31,7 @@ type SpecJSON struct {
 type Stats struct {
 	API      map[string]int `json:"api"`
 	APITotal int            `json:"api_total"`
+	APIBytes int64          `json:"api_bytes"` // bytes of the API's answer bodies
 	SSH      SSHStats       `json:"ssh"`
 	VmHWMKiB int64          `json:"vmhwm_kib"`
 }

@@ -78,7 +78,7 @@ func run(spec world.Spec, cfg world.Config, out string) error {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /bench/stats", func(rw http.ResponseWriter, _ *http.Request) {
-		s := world.Stats{API: w.APICalls(), SSH: w.SSH(), VmHWMKiB: vmHWM()}
+		s := world.Stats{API: w.APICalls(), APIBytes: w.CS.AnswerBytes(), SSH: w.SSH(), VmHWMKiB: vmHWM()}
 		for _, n := range s.API {
 			s.APITotal += n
 		}

@@ -46,7 +46,9 @@ var commands = map[string]command{
 
 // ServeHTTP answers one API call: record it, apply latency and faults, authenticate, then run
 // the command against the world.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	w := &countingWriter{ResponseWriter: rw}
+	defer func() { s.answerBytes.Add(w.n) }()
 	parseErr := r.ParseForm() // on error r.Form still holds what could be parsed, for the log
 	params := cloneValues(r.Form)
 	name := params.Get("command")

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -28,6 +29,7 @@ type Server struct {
 	closeOnce sync.Once
 
 	mu                      sync.Mutex
+	answerBytes             atomic.Int64 // bytes of every answer body written
 	world                   *World
 	calls                   []Call
 	callSeq                 uint64
