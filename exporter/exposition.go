@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -35,8 +34,31 @@ type encodedChecks struct {
 	text, openMetrics []byte
 }
 
-// gzipWriters saves a scrape the allocation of a compressor (about a megabyte).
-var gzipWriters = sync.Pool{New: func() any { return gzip.NewWriter(io.Discard) }}
+// gzipWriters keeps compressors for the scrapes' live part, so that a scrape does not allocate
+// one (several hundred kilobytes). Unlike a sync.Pool it is not emptied by a garbage collection,
+// which during a large cycle runs every second or two: there a pool would hand out a new
+// compressor to nearly every scrape, and the allocation would make the scrape help the
+// collector mark. Two cover Prometheus servers scraping at once; a third scrape makes its own.
+var gzipWriters = make(chan *gzip.Writer, 2)
+
+func getGzip(w io.Writer) *gzip.Writer {
+	select {
+	case gz := <-gzipWriters:
+		gz.Reset(w)
+		return gz
+	default:
+		gz, _ := gzip.NewWriterLevel(w, gzip.BestSpeed)
+		return gz
+	}
+}
+
+func putGzip(gz *gzip.Writer) {
+	gz.Reset(io.Discard) // keep no reference to the finished response
+	select {
+	case gzipWriters <- gz:
+	default:
+	}
+}
 
 var (
 	formatText        = expfmt.NewFormat(expfmt.TypeTextPlain)
@@ -136,11 +158,10 @@ func (x *exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
 		w.Header().Set("Content-Encoding", "gzip")
 		_, _ = w.Write(cached)
-		gz := gzipWriters.Get().(*gzip.Writer)
-		gz.Reset(w)
+		gz := getGzip(w)
 		_, _ = gz.Write(tail.Bytes())
 		_ = gz.Close()
-		gzipWriters.Put(gz)
+		putGzip(gz)
 		return
 	}
 	zr, err := gzip.NewReader(bytes.NewReader(cached))
