@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"maps"
 	"math"
+	"net/http"
 	"net/http/httptest"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/common/expfmt"
 )
 
@@ -58,7 +58,21 @@ func TestSeriesAt(t *testing.T) {
 	finding.WithLabelValues("vm_not_a_node", "b").Set(1)
 	finding.WithLabelValues("vm_not_a_node", "c").Set(1)
 	reg.MustRegister(finding, collectors.NewGoCollector())
-	srv := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{EnableOpenMetrics: true}))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		families, err := reg.Gather()
+		if err != nil {
+			t.Error(err)
+		}
+		format := expfmt.NegotiateAccept(r.Header, expfmt.DefaultOpenMetricsAcceptedFormats()...)
+		w.Header().Set("Content-Type", string(format))
+		enc := expfmt.NewEncoder(w, format)
+		for _, mf := range families {
+			_ = enc.Encode(mf)
+		}
+		if c, ok := enc.(expfmt.Closer); ok {
+			_ = c.Close()
+		}
+	}))
 	defer srv.Close()
 	if _, _, err := scrape(srv.URL); err != nil {
 		t.Fatal(err)
