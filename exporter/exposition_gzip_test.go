@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -14,10 +13,7 @@ import (
 // Scrapes at once each get a whole gzip answer, whether they reuse a kept compressor or make
 // their own, and no more compressors are kept than the pool holds.
 func TestConcurrentGzipScrapes(t *testing.T) {
-	e := &Exporter{logger: slog.New(slog.DiscardHandler)}
-	e.live = e.newLiveRegistry()
-	e.exposition = &exposition{live: e.live, logger: e.logger}
-	e.publish(expositionSnapshot())
+	e := expositionExporter()
 	scrape := func() (string, error) {
 		req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
 		req.Header.Set("Accept", "text/plain")

@@ -20,13 +20,19 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/tooltest"
 )
 
-// TestExpositionMatchesGather: the cached bodies plus the live metrics say exactly what a
-// registry of the same snapshot would, in every format and encoding Prometheus or curl asks for.
-func TestExpositionMatchesGather(t *testing.T) {
+// expositionExporter is an exporter with only its registries, serving expositionSnapshot.
+func expositionExporter() *Exporter {
 	e := &Exporter{logger: slog.New(slog.DiscardHandler)}
 	e.live = e.newLiveRegistry()
 	e.exposition = &exposition{live: e.live, logger: e.logger}
 	e.publish(expositionSnapshot())
+	return e
+}
+
+// TestExpositionMatchesGather: the cached bodies plus the live metrics say exactly what a
+// registry of the same snapshot would, in every format and encoding Prometheus or curl asks for.
+func TestExpositionMatchesGather(t *testing.T) {
+	e := expositionExporter()
 	families, err := e.gatherer().Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -80,10 +86,7 @@ func TestExpositionMatchesGather(t *testing.T) {
 // TestExpositionPromtool: promtool accepts and lints the text exposition.
 func TestExpositionPromtool(t *testing.T) {
 	promtool := tooltest.Require(t, "promtool", "apt-get install prometheus")
-	e := &Exporter{logger: slog.New(slog.DiscardHandler)}
-	e.live = e.newLiveRegistry()
-	e.exposition = &exposition{live: e.live, logger: e.logger}
-	e.publish(expositionSnapshot())
+	e := expositionExporter()
 	rec := httptest.NewRecorder()
 	e.exposition.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 	cmd := exec.Command(promtool, "check", "metrics")
