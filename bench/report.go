@@ -247,19 +247,20 @@ func (r report) resultsMarkdown(o options) string {
 	b.WriteString("**API calls and SSH per cycle** (counted by the fake CloudStack and the fake control nodes during the warm cycle; " +
 		"the mean time of a node listing that did not hang, from `cks_drift_node_list_duration_seconds` (the fake control node waits the handshake delay first); " +
 		"the bytes of the API's answer bodies, counted by the fake; " +
-		"bytes the exporter's process read and wrote meanwhile, from `/proc/PID/io`: the API's answers (with their HTTP headers) and SSH, nearly all of it).\n\n")
-	b.WriteString("| clusters | concurrency | API calls | of which list pages needed | target ≤ | notifier calls | one-at-a-time API calls | SSH connections | SSH sessions | one-at-a-time SSH connections | node listing, mean (not hanging) | API answers | exporter read / written |\n")
+		"bytes the exporter's process read meanwhile, from `/proc/PID/io` (rchar): the API's answers with their HTTP headers, SSH, and the benchmark's own requests, " +
+		"a few kilobytes).\n\n")
+	b.WriteString("| clusters | concurrency | API calls | of which list pages needed | target ≤ | notifier calls | one-at-a-time API calls | SSH connections | SSH sessions | one-at-a-time SSH connections | node listing, mean (not hanging) | API answers | exporter read |\n")
 	b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, w := range r.Worlds {
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %s | %s | %s | %s | %.0f ms | %.1f MiB | %.1f / %.1f MiB |\n", thousands(w.Clusters), w.Concurrency, w.WarmAPITotal, w.Bound.Pages, w.Bound.APITarget,
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %s | %s | %s | %s | %.0f ms | %.1f MiB | %.1f MiB |\n", thousands(w.Clusters), w.Concurrency, w.WarmAPITotal, w.Bound.Pages, w.Bound.APITarget,
 			w.WarmNotifyTotal, thousands(w.Seq.WorldCalls), thousands(w.WarmSSH.Connections), thousands(w.WarmSSH.Sessions), thousands(w.Seq.WorldSSH), w.ListMeanHealthy*1000, float64(w.WarmAPIBytes)/(1<<20),
-			float64(w.WarmRead)/(1<<20), float64(w.WarmWritten)/(1<<20))
+			float64(w.WarmRead)/(1<<20))
 	}
 	b.WriteString("\n")
 
 	b.WriteString("**The notifier in the cold cycle**, where every finding is new: its CloudStack calls (every call that is not an inventory list), " +
 		"its pass (`cks_drift_notify_duration_seconds`: planning, calls and the state write) and the lower bound of its own calls " +
-		"(notifier.concurrency calls at a time, never fewer rounds than one cluster's chain of calls, then the capped-alerts summary's three calls).\n\n")
+		"(notifier.concurrency calls at a time, never fewer rounds than one cluster's chain of calls, then the capped-alerts summary's four calls).\n\n")
 	b.WriteString("| clusters | concurrency | new findings | notifier calls | calls by command | notifier pass | its lower bound | ÷ bound |\n")
 	b.WriteString("|---:|---:|---:|---:|---|---:|---:|---:|\n")
 	for _, w := range r.Worlds {

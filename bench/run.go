@@ -65,7 +65,8 @@ type worldResult struct {
 	WarmCPUSeconds   float64 `json:"exporter_cpu_seconds_warm_cycle"`
 	ColdCPUSeconds   float64 `json:"exporter_cpu_seconds_start_and_cold_cycle"`
 	// WarmRead and WarmWritten are the bytes the exporter's process read and wrote over the warm
-	// cycle (/proc/PID/io rchar, wchar): nearly all of it the API's answers and SSH.
+	// cycle (/proc/PID/io rchar, wchar). Read is nearly all the API's answers and SSH; written is
+	// mostly the /metrics answers to the benchmark's own scrapes (kept in the JSON only).
 	// ListMeanHealthy is the mean time of a node listing that did not hang, in the warm cycle
 	// (cks_drift_node_list_duration_seconds: listings under 1 s), against the handshake delay.
 	ListMeanHealthy float64 `json:"node_list_mean_healthy_seconds"`

@@ -15,8 +15,11 @@ const maxPages = 10000
 // line (KubernetesClusterManagerImpl.listKubernetesClusters calls setResponses(list) without a
 // total, e.g. at 4.14.0.0 and 4.17.0.0) and the total later, so count is only checked where it
 // can only be a total: on the last page it must equal that page's length or every item read.
+// A count larger than its page's length can only be a total too: then the listing ends as soon
+// as it holds count items, without asking for the empty page after a full last one.
 func listUntilShort[T any](what string, size int, fetch cloudstackapi.Page[T]) ([]T, error) {
 	var all []T
+	total := -1 // count, once a page showed it is the total
 	for p := 1; p <= maxPages; p++ {
 		var count int
 		var items []T
@@ -28,6 +31,15 @@ func listUntilShort[T any](what string, size int, fetch cloudstackapi.Page[T]) (
 			return nil, fmt.Errorf("list %s, page %d: %d items on a page of %d", what, p, len(items), size)
 		}
 		all = append(all, items...)
+		if count > len(items) {
+			total = count
+		}
+		if total >= 0 && len(all) >= total && len(items) == size {
+			if len(all) > total {
+				return nil, fmt.Errorf("list %s: %d items after page %d, but count is %d", what, len(all), p, total)
+			}
+			return all, nil
+		}
 		if len(items) < size {
 			if count != len(items) && count != len(all) {
 				return nil, fmt.Errorf("list %s: the listing ended at %d items after page %d, but count is %d", what, len(all), p, count)

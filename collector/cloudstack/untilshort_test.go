@@ -34,6 +34,14 @@ func TestListUntilShort(t *testing.T) {
 			}
 			return 7
 		}), want: 7},
+		{name: "count = total, last page full: no empty page asked for", fetch: func(p, size int) (int, []int, error) {
+			if p > 2 {
+				return 0, nil, fmt.Errorf("page %d asked for after 6 of 6 items", p)
+			}
+			return pages(6, func(int, int) int { return 6 })(p, size)
+		}, want: 6},
+		{name: "count = total, fewer than listed", fetch: pages(9, func(int, int) int { return 5 }),
+			wantErr: "6 items after page 2, but count is 5"},
 		{name: "count says more than was listed", fetch: pages(7, func(int, int) int { return 9 }),
 			wantErr: "the listing ended at 7 items after page 3, but count is 9"},
 		{name: "a page longer than asked", fetch: func(_, size int) (int, []int, error) {
