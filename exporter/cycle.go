@@ -4,8 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"sort"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -13,6 +11,7 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/kube"
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/workers"
 )
 
 // cycle runs one check and returns the next snapshot. It never fails as a whole: an inventory
@@ -98,35 +97,24 @@ func checkOrder(inv collector.Inventory, shard collector.Shard, prev []collector
 }
 
 // listNodes lists the nodes of every cluster that is checked in this cycle, in order, by at most
-// concurrency workers, each listing bounded by the lister's timeout. Clusters not started when
-// ctx ends are "cancelled". The workers are as many as the concurrency, not one per cluster: at
-// ten thousand clusters, a goroutine each would hold tens of megabytes of stacks while waiting.
+// concurrency workers (workers.ForEach), each listing bounded by the lister's timeout. Clusters
+// not started when ctx ends are "cancelled".
 func listNodes(ctx context.Context, clusters []collector.Cluster, lister NodeLister, listed prometheus.Observer, concurrency int, logger *slog.Logger) map[string]collector.NodeList {
 	lists := make([]collector.NodeList, len(clusters))
-	var (
-		next atomic.Int64
-		wg   sync.WaitGroup
-	)
-	for range min(max(concurrency, 1), len(clusters)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < len(clusters); i = int(next.Add(1) - 1) {
-				if ctx.Err() != nil {
-					lists[i] = collector.NodeList{Err: "cancelled"}
-					continue
-				}
-				start := time.Now()
-				lists[i] = listOne(ctx, clusters[i], lister, logger)
-				if listed != nil {
-					listed.Observe(time.Since(start).Seconds())
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	started := make([]bool, len(clusters))
+	workers.ForEach(ctx, concurrency, len(clusters), func(i int) {
+		started[i] = true
+		start := time.Now()
+		lists[i] = listOne(ctx, clusters[i], lister, logger)
+		if listed != nil {
+			listed.Observe(time.Since(start).Seconds())
+		}
+	})
 	out := make(map[string]collector.NodeList, len(clusters))
 	for i, c := range clusters {
+		if !started[i] {
+			lists[i] = collector.NodeList{Err: "cancelled"}
+		}
 		out[c.ID] = lists[i]
 	}
 	return out

@@ -1,11 +1,5 @@
 package notifier
 
-import (
-	"context"
-	"sync"
-	"sync/atomic"
-)
-
 // The calls of one pass grow with the new findings, each a round trip to the management server:
 // made one after another, 500 annotations at 50 ms take 25 s of the cycle. So the clusters' calls
 // run at once, at most Options.Concurrency in flight, while the calls of one cluster keep their
@@ -31,25 +25,6 @@ func byCluster(jobs []job) (archives []job, clusters [][]job) {
 		clusters[i] = append(clusters[i], j)
 	}
 	return archives, clusters
-}
-
-// forEach runs fn(0) to fn(count-1), at most limit at once and in that order of start, and
-// returns when every fn it started has returned. Once ctx is done it starts no more.
-func forEach(ctx context.Context, limit, count int, fn func(i int)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(limit, count) {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= count || ctx.Err() != nil {
-					return
-				}
-				fn(i)
-			}
-		})
-	}
-	wg.Wait()
 }
 
 // locked runs fn under n.work: the workers of a pass change the state, the failure log and the

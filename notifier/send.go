@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/workers"
 )
 
 // job is one CloudStack call owed, found by plan.
@@ -94,7 +95,7 @@ func (n *Notifier) plan() []job {
 	return jobs
 }
 
-// send makes the calls, the clusters' at once (see forEach). A part attempted before, whose
+// send makes the calls, the clusters' at once (see workers.ForEach). A part attempted before, whose
 // outcome is unknown, is first looked up in CloudStack; every part is marked attempted in the
 // saved state before its call, so that a crash in between never leads to a second annotation or
 // alert.
@@ -102,7 +103,7 @@ func (n *Notifier) send(ctx context.Context, jobs []job) {
 	now := n.now()
 	archives, clusters := byCluster(jobs)
 	todo := make([][]job, len(clusters))
-	forEach(ctx, n.opts.Concurrency, len(clusters), func(i int) { todo[i] = n.unsent(ctx, clusters[i]) })
+	workers.ForEach(ctx, n.opts.Concurrency, len(clusters), func(i int) { todo[i] = n.unsent(ctx, clusters[i]) })
 	if ctx.Err() != nil {
 		return // what the look-ups learnt is kept; nothing is marked that will not be sent
 	}
@@ -123,8 +124,8 @@ func (n *Notifier) send(ctx context.Context, jobs []job) {
 		// Everything stays owed until the state file can be written.
 		return
 	}
-	forEach(ctx, n.opts.Concurrency, len(archives), func(i int) { n.do(ctx, archives[i]) })
-	forEach(ctx, n.opts.Concurrency, len(todo), func(i int) {
+	workers.ForEach(ctx, n.opts.Concurrency, len(archives), func(i int) { n.do(ctx, archives[i]) })
+	workers.ForEach(ctx, n.opts.Concurrency, len(todo), func(i int) {
 		for _, j := range todo[i] {
 			if ctx.Err() != nil {
 				return
