@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -75,7 +76,7 @@ func TestAlertmanagerConfig(t *testing.T) {
 		{"alertmanager.yml", []string{"alertname=CKSNodeDrift", "cluster_name=prod", "kind=node_without_vm", "severity=warning"}, "default"},
 		{bridgeFile, []string{"alertname=CKSVMMapDrift", "cluster_name=prod", "kind=unmapped_vm", "severity=warning"}, "cks-drift-bridge,default"},
 		{bridgeFile, []string{"alertname=CKSNodeDrift", "cluster_name=prod", "kind=node_without_vm", "severity=warning"}, "cks-drift-bridge,default"},
-		{bridgeFile, []string{"alertname=CKSDriftCheckFailing", "job=cks-drift", "severity=critical"}, "default"},
+		{bridgeFile, []string{"alertname=CKSDriftCheckFailing", "job=cks-drift", "severity=warning"}, "default"},
 		{"alertmanager.yml", []string{"alertname=NodeDown", "severity=critical"}, "default"},
 	} {
 		t.Run(filepath.Base(filepath.Dir(tc.file))+"/"+tc.labels[0], func(t *testing.T) {
@@ -87,6 +88,33 @@ func TestAlertmanagerConfig(t *testing.T) {
 				t.Errorf("routes test %v printed %q, want %s", tc.labels, out, tc.receivers)
 			}
 		})
+	}
+}
+
+// TestAlertmanagerGroupsByClusterID: the CKS alerts are grouped by cluster_id, which is unique,
+// and never by cluster_name, which two accounts may share.
+func TestAlertmanagerGroupsByClusterID(t *testing.T) {
+	var am struct {
+		Route struct {
+			Routes []struct {
+				Matchers []string `yaml:"matchers"`
+				GroupBy  []string `yaml:"group_by"`
+			} `yaml:"routes"`
+		} `yaml:"route"`
+	}
+	readYAML(t, "alertmanager.yml", &am)
+	var found bool
+	for _, r := range am.Route.Routes {
+		if !slices.Contains(r.Matchers, `alertname=~"CKS.*"`) {
+			continue
+		}
+		found = true
+		if !slices.Contains(r.GroupBy, "cluster_id") || slices.Contains(r.GroupBy, "cluster_name") {
+			t.Errorf("the CKS route groups by %q, want cluster_id and not cluster_name", r.GroupBy)
+		}
+	}
+	if !found {
+		t.Error(`no route with the matcher alertname=~"CKS.*"`)
 	}
 }
 

@@ -15,6 +15,10 @@ const (
 	TestsFile = "cks-drift.rules.test.yml"
 )
 
+// RunbookBaseURL is where every alert's runbook_url points, followed by #<its section>: the
+// repository's docs/runbooks.md as a forge shows it.
+const RunbookBaseURL = "https://github.com/cks-drift-exporter/cks-drift-exporter/blob/main/docs/runbooks.md"
+
 // FS holds RulesFile and TestsFile. The tests file names the rules file by its base name, so
 // both must be written to the same directory before running promtool test rules on them.
 //

@@ -74,7 +74,7 @@ func TestRuleFileShape(t *testing.T) {
 		if !slices.Contains([]string{"info", "warning", "critical"}, r.Labels["severity"]) {
 			t.Errorf("%s: severity %q, want info, warning or critical", r.Alert, r.Labels["severity"])
 		}
-		for _, a := range []string{"summary", "description", "runbook"} {
+		for _, a := range []string{"summary", "description", "runbook_url"} {
 			if strings.TrimSpace(r.Annotations[a]) == "" {
 				t.Errorf("%s: no %s annotation", r.Alert, a)
 			}
