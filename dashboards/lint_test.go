@@ -65,8 +65,8 @@ func TestTemplateVariables(t *testing.T) {
 				if v.Datasource == nil || *v.Datasource != wantDatasource {
 					t.Errorf("%s: variable %s: datasource %v, want %v", file, v.Name, v.Datasource, wantDatasource)
 				}
-				if v.IncludeAll && v.AllValue != ".*" {
-					t.Errorf("%s: variable %s: allValue %q, want .* so that All matches every value", file, v.Name, v.AllValue)
+				if v.IncludeAll && v.AllValue != ".+" {
+					t.Errorf("%s: variable %s: allValue %q, want .+ (dashboard-linter), so that All matches every value", file, v.Name, v.AllValue)
 				}
 				if variableExpr(v.queryText()) == "" {
 					t.Errorf("%s: variable %s: query %q is not label_values(metric, label) nor query_result(expr)", file, v.Name, v.queryText())
