@@ -123,7 +123,7 @@ BENCH_FLAGS    ?=
 bench:
 	ulimit -n 65536 2>/dev/null || ulimit -n $$(ulimit -Hn); \
 	BENCH_COMMAND='make bench BENCH_CLUSTERS="$(BENCH_CLUSTERS)"$(if $(BENCH_UPDATE), BENCH_UPDATE=$(BENCH_UPDATE))$(if $(filter-out 1,$(BENCH_GO)), BENCH_GO=$(BENCH_GO))$(if $(BENCH_FLAGS), BENCH_FLAGS="$(BENCH_FLAGS)")' \
-	$(GO) run ./bench -clusters "$(BENCH_CLUSTERS)" $(if $(filter 1,$(BENCH_GO)),-go-bench) $(if $(BENCH_UPDATE),-update BENCHMARKS.md) $(BENCH_FLAGS)
+	$(GO) run ./test/bench -clusters "$(BENCH_CLUSTERS)" $(if $(filter 1,$(BENCH_GO)),-go-bench) $(if $(BENCH_UPDATE),-update BENCHMARKS.md) $(BENCH_FLAGS)
 
 # The soak (exporter/soak_test.go): 1,000 short cycles against the simulator with random faults,
 # then checks for leaked goroutines, heap growth and lost or doubled announcements. Takes a few

@@ -118,7 +118,7 @@ func benchSnapshot(n int) *Snapshot {
 	inv, nodes := benchWorld(n)
 	clusters := Evaluate(nil, inv, nodes, benchNow, 15*time.Minute)
 	return &Snapshot{Start: benchNow.Add(-40 * time.Second), End: benchNow, Success: true, Enabled: true, LastSuccess: benchNow,
-		Cycles: 12, Clusters: clusters, KubectlFailures: map[string]uint64{"timeout": uint64(n / 33)}}
+		Cycles: 12, Clusters: clusters, NodeListFailures: map[string]uint64{"timeout": uint64(n / 33)}}
 }
 
 // BenchmarkCollect gathers the check metrics of a snapshot through a registry (op = one scrape's

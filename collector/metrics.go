@@ -180,12 +180,12 @@ var families = []family{
 		}
 	}},
 	{desc: kubectlFailDesc, series: func(emit emitter, s *Snapshot, _ ClusterStatus) {
-		for _, reason := range sortedKeys(s.KubectlFailures) {
-			emit(prometheus.CounterValue, float64(s.KubectlFailures[reason]), reason)
+		for _, reason := range sortedKeys(s.NodeListFailures) {
+			emit(prometheus.CounterValue, float64(s.NodeListFailures[reason]), reason)
 		}
 	}},
 	{desc: reachableDesc, perCluster: true, order: byID, series: func(emit emitter, _ *Snapshot, cs ClusterStatus) {
-		emit(prometheus.GaugeValue, boolValue(cs.KubectlReachable), cs.Cluster.ID, cs.Cluster.Name)
+		emit(prometheus.GaugeValue, boolValue(cs.NodesReachable), cs.Cluster.ID, cs.Cluster.Name)
 	}},
 	{desc: lastSuccessDesc, series: func(emit emitter, s *Snapshot, _ ClusterStatus) {
 		if !s.LastSuccess.IsZero() {

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/golden"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/golden"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/prometheus/common/expfmt"
 )
@@ -14,17 +14,17 @@ func testSnapshot() *Snapshot {
 	return &Snapshot{
 		Start: end.Add(-1500 * time.Millisecond), End: end, Success: true, Enabled: true, LastSuccess: end,
 		Cycles: 3, CycleFailures: 1,
-		KubectlFailures: map[string]uint64{"timeout": 2},
+		NodeListFailures: map[string]uint64{"timeout": 2},
 		Clusters: []ClusterStatus{
 			{
 				Cluster: Cluster{ID: "k1", Name: "test", ZoneName: "zone1", Account: "alice", Domain: "ROOT", State: "Alert", ClusterType: "CloudManaged"},
-				Checked: true, KubectlReachable: true,
+				Checked: true, NodesReachable: true,
 				VM:   []Finding{{Kind: KindUnmappedVM, VMID: "w2", VMName: "test-node-2"}},
 				Node: []Finding{{Kind: KindNodeWithoutVM, VMName: "ghost"}},
 			},
 			{
 				Cluster: Cluster{ID: "k3", Name: "dark", ZoneName: "zone2", Account: "alice", Domain: "ROOT", State: "Running", ClusterType: "CloudManaged"},
-				Checked: true, KubectlError: "timeout",
+				Checked: true, NodesError: "timeout",
 			},
 			{
 				Cluster: Cluster{ID: "k2", Name: "busy", ZoneName: "zone1", Account: "bob", Domain: "ROOT", Project: "p", State: "Scaling", ClusterType: "CloudManaged"},

@@ -12,14 +12,14 @@ type ClusterStatus struct {
 	// Checked is true when the cluster was compared in the last cycle, false when it was skipped
 	// (state other than Running or Alert, or ExternalManaged); a skipped cluster keeps its findings.
 	Checked bool
-	// KubectlReachable is true when the node list was read in the cluster's last check.
-	KubectlReachable bool
-	// KubectlError is a short reason why the node list could not be read, when it could not.
-	KubectlError string
-	// KubectlDetail says more, for operators: one short sanitised line (the first line of
+	// NodesReachable is true when the node list was read in the cluster's last check.
+	NodesReachable bool
+	// NodesError is a short reason why the node list could not be read, when it could not.
+	NodesError string
+	// NodesDetail says more, for operators: one short sanitised line (the first line of
 	// kubectl's stderr, the offered and expected host keys, ...), when the node list could not be
 	// read.
-	KubectlDetail string
+	NodesDetail string
 	// NodesEvaluated is true when the node side was compared in this cycle.
 	NodesEvaluated bool
 	VM             []Finding
@@ -42,10 +42,10 @@ type Snapshot struct {
 	Shard    Shard
 	Clusters []ClusterStatus // by name, then id; only the shard's
 
-	LastSuccess     time.Time
-	Cycles          uint64
-	CycleFailures   uint64
-	KubectlFailures map[string]uint64 // by reason, since start
+	LastSuccess      time.Time
+	Cycles           uint64
+	CycleFailures    uint64
+	NodeListFailures map[string]uint64 // by reason, since start
 }
 
 // Checkable reports whether a cluster is compared in a cycle: CloudManaged clusters in Running or
@@ -87,18 +87,18 @@ func EvaluateShard(prev []ClusterStatus, inv Inventory, nodes map[string]NodeLis
 		}
 		p := before[c.ID]
 		if !Checkable(c) {
-			out = append(out, ClusterStatus{Cluster: c, KubectlReachable: p.KubectlReachable, KubectlError: p.KubectlError,
-				KubectlDetail: p.KubectlDetail, VM: slices.Clone(p.VM), Node: slices.Clone(p.Node)})
+			out = append(out, ClusterStatus{Cluster: c, NodesReachable: p.NodesReachable, NodesError: p.NodesError,
+				NodesDetail: p.NodesDetail, VM: slices.Clone(p.VM), Node: slices.Clone(p.Node)})
 			continue
 		}
 		nl, listed := nodes[c.ID]
 		evaluated := listed && nl.Err == ""
 		res := Compare(c, idx, Nodes{Names: nl.Names, Evaluated: evaluated}, now, grace)
-		s := ClusterStatus{Cluster: c, Checked: true, KubectlReachable: evaluated, NodesEvaluated: evaluated, VM: res.VM, Node: res.Node}
+		s := ClusterStatus{Cluster: c, Checked: true, NodesReachable: evaluated, NodesEvaluated: evaluated, VM: res.VM, Node: res.Node}
 		if !evaluated {
-			s.KubectlError, s.KubectlDetail = nl.Err, nl.Detail
+			s.NodesError, s.NodesDetail = nl.Err, nl.Detail
 			if !listed {
-				s.KubectlError = "not_listed"
+				s.NodesError = "not_listed"
 			}
 			s.Node = slices.Clone(p.Node) // the previous snapshot is still being served
 		}

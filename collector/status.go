@@ -22,8 +22,8 @@ func (s ClusterStatus) Status() (status, reason string) {
 		return StatusSkipped, s.Cluster.ClusterType
 	case !s.Checked:
 		return StatusSkipped, s.Cluster.State
-	case !s.KubectlReachable:
-		return StatusUnreachable, s.KubectlError
+	case !s.NodesReachable:
+		return StatusUnreachable, s.NodesError
 	default:
 		return StatusChecked, ""
 	}

@@ -17,7 +17,7 @@ var (
 	testName = regexp.MustCompile(`^(Test\w+)(/.*)?$`)
 	// repoPath is a path of this repository: a top-level directory of it, then more.
 	repoPath = regexp.MustCompile(`^[a-z][\w.-]*/[\w./-]*[\w]$`)
-	// goIdent is an exported name of a package of this repository, such as collector/kube.Lister.
+	// goIdent is an exported name of a package of this repository, such as collector/nodes/ssh.Lister.
 	goIdent = regexp.MustCompile(`^([\w/]+)\.[A-Z]\w*(\.\w+)?$`)
 )
 

@@ -15,7 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/tooltest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/tooltest"
 )
 
 // requireTool returns the path of a command; see tooltest.Require.

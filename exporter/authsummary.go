@@ -19,7 +19,7 @@ func widespreadAuthFailure(cur []collector.ClusterStatus) (refused, checked int,
 			continue
 		}
 		checked++
-		if !s.KubectlReachable && s.KubectlError == authReason {
+		if !s.NodesReachable && s.NodesError == authReason {
 			refused++
 		}
 	}

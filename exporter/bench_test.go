@@ -55,8 +55,8 @@ func benchSnapshot(n int) *collector.Snapshot {
 			State: "Running", Account: fmt.Sprintf("account-%03d", j%100), DomainID: "d1", Created: created})
 	}
 	return &collector.Snapshot{Start: now.Add(-40 * time.Second), End: now, Success: true, Enabled: true, LastSuccess: now, Cycles: 12,
-		Clusters:        collector.Evaluate(nil, inv, nodes, now, 15*time.Minute),
-		KubectlFailures: map[string]uint64{"timeout": uint64(n / 33)}}
+		Clusters:         collector.Evaluate(nil, inv, nodes, now, 15*time.Minute),
+		NodeListFailures: map[string]uint64{"timeout": uint64(n / 33)}}
 }
 
 // benchExporter is an exporter that serves snap, without configuration or back ends.

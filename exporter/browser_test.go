@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/tooltest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/tooltest"
 )
 
 // chromium runs Debian's headless Chromium once with the given extra arguments against url and

@@ -9,14 +9,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
-	"github.com/cks-drift-exporter/cks-drift-exporter/collector/kube"
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector/nodes/ssh"
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/workers"
 )
 
-// cycle runs one check and returns the next snapshot. It never fails as a whole: an inventory
-// that cannot be read keeps the previous clusters and findings with Success false, and a cluster
-// whose control node cannot be reached is compared on its VM side only.
 // Announcer announces a cycle's statuses; the cycle hands it every cluster with both sides and
 // whether the node side was evaluated. Nil announces nothing (--once).
 type Announcer interface {
@@ -26,6 +23,9 @@ type Announcer interface {
 	Notify(ctx context.Context, statuses []collector.ClusterStatus)
 }
 
+// cycle runs one check and returns the next snapshot. It never fails as a whole: an inventory
+// that cannot be read keeps the previous clusters and findings with Success false, and a cluster
+// whose control node cannot be reached is compared on its VM side only.
 func cycle(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, src sources, announcer Announcer, logger *slog.Logger, now func() time.Time) *collector.Snapshot {
 	next := carry(prev)
 	next.Start = now()
@@ -49,7 +49,7 @@ func cycle(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, sr
 	nodes := listNodes(ctx, checkOrder(inv, next.Shard, prev.Clusters), src.nodes, src.listed, cfg.Check.Concurrency, logger)
 	for _, nl := range nodes {
 		if nl.Err != "" {
-			next.KubectlFailures[nl.Err]++
+			next.NodeListFailures[nl.Err]++
 		}
 	}
 	next.Clusters = collector.EvaluateShard(prev.Clusters, inv, nodes, next.Start, cfg.Check.GracePeriod, next.Shard)
@@ -69,9 +69,9 @@ func cycle(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, sr
 // read) and counters.
 func carry(prev *collector.Snapshot) *collector.Snapshot {
 	next := *prev
-	next.KubectlFailures = make(map[string]uint64, len(prev.KubectlFailures))
-	for k, v := range prev.KubectlFailures {
-		next.KubectlFailures[k] = v
+	next.NodeListFailures = make(map[string]uint64, len(prev.NodeListFailures))
+	for k, v := range prev.NodeListFailures {
+		next.NodeListFailures[k] = v
 	}
 	return &next
 }
@@ -82,7 +82,7 @@ func carry(prev *collector.Snapshot) *collector.Snapshot {
 func checkOrder(inv collector.Inventory, shard collector.Shard, prev []collector.ClusterStatus) []collector.Cluster {
 	slow := make(map[string]bool)
 	for _, s := range prev {
-		if s.KubectlError == "timeout" {
+		if s.NodesError == "timeout" {
 			slow[s.Cluster.ID] = true
 		}
 	}
@@ -126,7 +126,7 @@ func listOne(ctx context.Context, c collector.Cluster, lister NodeLister, logger
 	if err == nil {
 		return collector.NodeList{Names: names}
 	}
-	nl := collector.NodeList{Err: failureReason(err), Detail: kube.Detail(err)}
+	nl := collector.NodeList{Err: failureReason(err), Detail: ssh.Detail(err)}
 	logger.Debug("Could not list the Kubernetes nodes, comparing the VM map with the VMs in CloudStack only",
 		"cluster", c.Name, "cluster_id", c.ID, "reason", nl.Err, "err", err)
 	return nl
@@ -146,12 +146,12 @@ func logReachability(prev, cur []collector.ClusterStatus, authSummarized bool, l
 		}
 		p, seen := before[s.Cluster.ID]
 		switch {
-		case authSummarized && s.KubectlError == authReason: // in the summary line already
-		case !s.KubectlReachable && (!seen || p.KubectlError != s.KubectlError):
+		case authSummarized && s.NodesError == authReason: // in the summary line already
+		case !s.NodesReachable && (!seen || p.NodesError != s.NodesError):
 			logger.Warn("Could not list the Kubernetes nodes of the cluster; comparing its VM map with the VMs in CloudStack only",
-				"cluster", s.Cluster.Name, "cluster_id", s.Cluster.ID, "reason", s.KubectlError, "detail", s.KubectlDetail,
+				"cluster", s.Cluster.Name, "cluster_id", s.Cluster.ID, "reason", s.NodesError, "detail", s.NodesDetail,
 				"ssh_host", s.Cluster.SSH.Host, "ssh_port", s.Cluster.SSH.Port)
-		case s.KubectlReachable && seen && p.KubectlError != "":
+		case s.NodesReachable && seen && p.NodesError != "":
 			logger.Info("The Kubernetes nodes of the cluster can be listed again", "cluster", s.Cluster.Name, "cluster_id", s.Cluster.ID)
 		}
 	}

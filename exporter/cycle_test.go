@@ -11,8 +11,8 @@ func TestCheckOrderStartsWithLastCyclesTimeouts(t *testing.T) {
 		{ID: "a", State: "Running"}, {ID: "b", State: "Running"}, {ID: "c", State: "Scaling"}, {ID: "d", State: "Alert"},
 	}}
 	prev := []collector.ClusterStatus{
-		{Cluster: collector.Cluster{ID: "d"}, KubectlError: "timeout"},
-		{Cluster: collector.Cluster{ID: "b"}, KubectlError: "auth"},
+		{Cluster: collector.Cluster{ID: "d"}, NodesError: "timeout"},
+		{Cluster: collector.Cluster{ID: "b"}, NodesError: "auth"},
 	}
 	var got []string
 	for _, c := range checkOrder(inv, collector.Shard{}, prev) {

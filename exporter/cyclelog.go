@@ -1,6 +1,7 @@
 package exporter
 
 import (
+	"github.com/cks-drift-exporter/cks-drift-exporter/exporter/report"
 	"log/slog"
 	"maps"
 
@@ -16,8 +17,8 @@ func logCycleSummary(prev, next *collector.Snapshot, logger *slog.Logger) {
 	if !next.Success {
 		return // logged as an error by the cycle
 	}
-	cur := NewReport(next).Summary
-	if prev.LastSuccess.IsZero() || !sameCounts(NewReport(prev).Summary, cur) {
+	cur := report.New(next).Summary
+	if prev.LastSuccess.IsZero() || !sameCounts(report.New(prev).Summary, cur) {
 		args := []any{"clusters", cur.Clusters, "checked", cur.Checked, "skipped", cur.Skipped,
 			"unreachable", cur.Unreachable, "findings", cur.Findings, "duration", next.End.Sub(next.Start).Round(1e6)}
 		for _, k := range collector.Kinds {
@@ -29,7 +30,7 @@ func logCycleSummary(prev, next *collector.Snapshot, logger *slog.Logger) {
 	}
 }
 
-func sameCounts(a, b Summary) bool {
+func sameCounts(a, b report.Summary) bool {
 	return a.Clusters == b.Clusters && a.Checked == b.Checked && a.Skipped == b.Skipped &&
 		a.Unreachable == b.Unreachable && a.Findings == b.Findings && maps.Equal(a.ByKind, b.ByKind)
 }

@@ -11,15 +11,15 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstacktest"
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/mariadbtest"
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/cloudstacktest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/mariadbtest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
 )
 
 // TestMain stops the MariaDB server the database tests start (mariadbtest.Start).
 func TestMain(m *testing.M) { os.Exit(mariadbtest.Main(m)) }
 
-// readTables are the tables the database source reads (collector/database/queries.go), the only
+// readTables are the tables the database source reads (collector/inventory/database/queries.go), the only
 // ones its account is granted SELECT on; information_schema needs no grant.
 var readTables = []string{
 	"kubernetes_cluster", "kubernetes_cluster_vm_map", "vm_instance", "user_vm", "user_vm_details", "account", "domain",

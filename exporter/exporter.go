@@ -14,7 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
-	"github.com/cks-drift-exporter/cks-drift-exporter/collector/kube"
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector/nodes/ssh"
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 	"github.com/cks-drift-exporter/cks-drift-exporter/notifier"
 	"github.com/cks-drift-exporter/cks-drift-exporter/state"
@@ -46,7 +46,7 @@ type Exporter struct {
 	notifierMetrics *notifier.Metrics
 	// annotationGuard stops annotations where the release has none for clusters (before 4.16).
 	annotationGuard *notifier.AnnotationGuard
-	sshMetrics      *kube.Metrics // outlives reloads, like the node lister's retries it counts
+	sshMetrics      *ssh.Metrics // outlives reloads, like the node lister's retries it counts
 
 	mu  sync.Mutex // guards cfg and src: the loop swaps them on a reload, others read them
 	cfg *config.Config
@@ -93,7 +93,7 @@ func New(opts Options) (*Exporter, error) {
 	if err != nil {
 		return nil, err
 	}
-	sshMetrics := kube.NewMetrics()
+	sshMetrics := ssh.NewMetrics()
 	src, err := newSources(cfg, store, sshMetrics, opts.Logger)
 	if err != nil {
 		_ = store.Close()
@@ -134,7 +134,7 @@ func New(opts Options) (*Exporter, error) {
 	}
 	e.notifier = n
 	e.exposition = &exposition{live: e.live, logger: e.logger}
-	e.publish(&collector.Snapshot{Enabled: cfg.Check.Enabled, KubectlFailures: failures})
+	e.publish(&collector.Snapshot{Enabled: cfg.Check.Enabled, NodeListFailures: failures})
 	e.reloadOK.Set(1)
 	e.reloadTime.Set(float64(e.now().Unix()))
 	e.warnInsecureTLS(cfg)

@@ -17,7 +17,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/tooltest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/tooltest"
 )
 
 // expositionExporter is an exporter with only its registries, serving expositionSnapshot.
@@ -113,10 +113,10 @@ func lines(s string) []string {
 func expositionSnapshot() *collector.Snapshot {
 	now := time.Now()
 	s := &collector.Snapshot{Start: now.Add(-time.Second), End: now, Success: true, Enabled: true, LastSuccess: now, Cycles: 2,
-		KubectlFailures: map[string]uint64{"timeout": 1}}
+		NodeListFailures: map[string]uint64{"timeout": 1}}
 	for i := range 50 {
 		c := collector.ClusterStatus{Cluster: collector.Cluster{ID: fmt.Sprintf("k%d", i), Name: fmt.Sprintf("c%d", i), State: "Running"},
-			Checked: true, KubectlReachable: i%7 != 0}
+			Checked: true, NodesReachable: i%7 != 0}
 		if i%5 == 0 {
 			c.VM = []collector.Finding{{Kind: collector.KindUnmappedVM, VMID: fmt.Sprintf("v%d", i), VMName: fmt.Sprintf("c%d-node-1", i)}}
 		}

@@ -18,8 +18,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/disktest"
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/disktest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
 )
 
 // requireRoot skips a test that changes file attributes.

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/logtest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/logtest"
 )
 
 // buildBinary builds the real binary, as make build does, into the test's folder.

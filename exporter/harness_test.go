@@ -3,6 +3,7 @@ package exporter
 import (
 	"context"
 	"encoding/json"
+	"github.com/cks-drift-exporter/cks-drift-exporter/exporter/report"
 	"io"
 	"log/slog"
 	"net"
@@ -15,9 +16,9 @@ import (
 
 	"github.com/prometheus/exporter-toolkit/web"
 
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstacktest"
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/logtest"
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/cloudstacktest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/logtest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
 )
 
 // logRecorder is a slog handler that keeps every record for assertions.
@@ -286,7 +287,7 @@ func (e *env) storedAlerts() []string {
 }
 
 // findingsReport fetches /findings, and its raw text.
-func (e *env) findingsReport() (Report, string) {
+func (e *env) findingsReport() (report.Report, string) {
 	e.t.Helper()
 	resp, err := http.Get(e.url + "/findings")
 	if err != nil {
@@ -297,7 +298,7 @@ func (e *env) findingsReport() (Report, string) {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	var r Report
+	var r report.Report
 	if err := json.Unmarshal(body, &r); err != nil {
 		e.t.Fatalf("/findings: %v\n%s", err, body)
 	}

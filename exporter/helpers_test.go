@@ -22,7 +22,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/promtext"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/promtext"
 )
 
 // replaceOnce replaces the one occurrence of old in s, failing the test when there is none, so that

@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"encoding/json"
+	"github.com/cks-drift-exporter/cks-drift-exporter/exporter/report"
 	"net/http"
 )
 
@@ -46,17 +47,17 @@ func (e *Exporter) Handler(telemetryPath string) (http.Handler, error) {
 }
 
 func (e *Exporter) serveFindings(w http.ResponseWriter, r *http.Request) {
-	filter, err := ParseFilter(r.URL.Query())
+	filter, err := report.ParseFilter(r.URL.Query())
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	report := NewReport(e.Snapshot())
-	report.Clusters = filter.Apply(report.Clusters)
+	rep := report.New(e.Snapshot())
+	rep.Clusters = filter.Apply(rep.Clusters)
 	w.Header().Set("Content-Type", "application/json")
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(report); err != nil {
+	if err := enc.Encode(rep); err != nil {
 		e.logger.Debug("Could not write /findings", "err", err)
 	}
 }

@@ -2,13 +2,14 @@ package exporter
 
 import (
 	"encoding/json"
+	"github.com/cks-drift-exporter/cks-drift-exporter/exporter/report"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
 )
 
 func TestEndpoints(t *testing.T) {
@@ -23,11 +24,11 @@ func TestEndpoints(t *testing.T) {
 		}
 	}
 	code, body := get(t, e.url+"/findings")
-	var r Report
+	var r report.Report
 	if err := json.Unmarshal([]byte(body), &r); code != http.StatusOK || err != nil {
 		t.Fatalf("/findings: %d %v", code, err)
 	}
-	if !r.Cycle.Success || len(r.Clusters) != 1 || !r.Clusters[0].Checked || !r.Clusters[0].KubectlReachable || r.Clusters[0].Findings == nil {
+	if !r.Cycle.Success || len(r.Clusters) != 1 || !r.Clusters[0].Checked || !r.Clusters[0].NodesReachable || r.Clusters[0].Findings == nil {
 		t.Fatalf("/findings: %+v", r)
 	}
 	if strings.Contains(body, e.sim.CloudStack.SecretKey()) || strings.Contains(body, e.sim.CloudStack.APIKey()) {

@@ -11,11 +11,11 @@ import (
 	"testing"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
-	"github.com/cks-drift-exporter/cks-drift-exporter/collector/cloudstack"
-	"github.com/cks-drift-exporter/cks-drift-exporter/collector/kube"
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector/inventory/api"
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector/nodes/ssh"
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
 )
 
 func BenchmarkNodeSource(b *testing.B) {
@@ -37,7 +37,7 @@ func BenchmarkNodeSource(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cs, err := cloudstack.New(cloudstack.Options{API: cloudstackapi.Options{Endpoint: cfg.CloudStack.Endpoint, APIKey: string(cfg.CloudStack.APIKey),
+	cs, err := api.New(api.Options{API: cloudstackapi.Options{Endpoint: cfg.CloudStack.Endpoint, APIKey: string(cfg.CloudStack.APIKey),
 		SecretKey: string(cfg.CloudStack.SecretKey), Timeout: cfg.CloudStack.Timeout}, PageSize: cfg.CloudStack.PageSize, IncludeProjects: true})
 	if err != nil {
 		b.Fatal(err)
@@ -52,7 +52,7 @@ func BenchmarkNodeSource(b *testing.B) {
 			cluster = ic
 		}
 	}
-	pins, metrics := &kube.MemoryPins{}, kube.NewMetrics()
+	pins, metrics := &ssh.MemoryPins{}, ssh.NewMetrics()
 	for _, tc := range []struct {
 		name   string
 		source config.NodeSource

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
 )
 
 // TestKubernetesAPISourceScenarios runs the built binary with check.node_source kubernetes_api

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/sshtest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/sshtest"
 )
 
 // TestKubectlDetail: why a node list could not be read is said beyond the reason label, in the
@@ -22,10 +22,10 @@ func TestKubectlDetail(t *testing.T) {
 	const want = "exit status 1: The connection to the server localhost:8080 was refused - did you specify the right host or port?"
 	e.waitFor("kubectl_detail", func() bool {
 		r, _ := e.findingsReport()
-		return len(r.Clusters) == 1 && r.Clusters[0].KubectlDetail == want
+		return len(r.Clusters) == 1 && r.Clusters[0].NodesDetail == want
 	})
 	r, raw := e.findingsReport()
-	if c := r.Clusters[0]; c.KubectlReachable || c.KubectlError != "exit_status" || !strings.Contains(raw, `"kubectl_detail": "`+want+`"`) {
+	if c := r.Clusters[0]; c.NodesReachable || c.NodesError != "exit_status" || !strings.Contains(raw, `"kubectl_detail": "`+want+`"`) {
 		t.Fatalf("/findings cluster %+v\n%s", c, raw)
 	}
 	warns := e.logs.since(mark, slog.LevelWarn)
@@ -36,9 +36,9 @@ func TestKubectlDetail(t *testing.T) {
 	e.sim.Node(cs[0].ID).SetMode(sshtest.Normal)
 	e.waitFor("reachable again", func() bool {
 		r, _ := e.findingsReport()
-		return r.Clusters[0].KubectlReachable
+		return r.Clusters[0].NodesReachable
 	})
-	if r, raw := e.findingsReport(); r.Clusters[0].KubectlDetail != "" || strings.Contains(raw, "kubectl_detail") {
+	if r, raw := e.findingsReport(); r.Clusters[0].NodesDetail != "" || strings.Contains(raw, "kubectl_detail") {
 		t.Fatalf("kubectl_detail kept after recovery:\n%s", raw)
 	}
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/prometheus/common/expfmt"
 
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
 )
 
 // fakeClock is a clock that moves only when the test says so.

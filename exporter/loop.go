@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
-	"github.com/cks-drift-exporter/cks-drift-exporter/collector/kube"
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector/nodes/ssh"
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 )
 
@@ -108,7 +108,7 @@ func (e *Exporter) start(ctx context.Context, cycle bool) chan job {
 	e.at(handoffStarted)
 	go func() {
 		if cycle {
-			e.runOnce(ctx, cfg, src)
+			e.runCycle(ctx, cfg, src)
 		} else {
 			e.announcePass(ctx)
 		}
@@ -118,8 +118,8 @@ func (e *Exporter) start(ctx context.Context, cycle bool) chan job {
 	return done
 }
 
-// runOnce runs one cycle with cfg and its back ends, or records that checking is off.
-func (e *Exporter) runOnce(ctx context.Context, cfg *config.Config, src sources) {
+// runCycle runs one cycle with cfg and its back ends, or records that checking is off.
+func (e *Exporter) runCycle(ctx context.Context, cfg *config.Config, src sources) {
 	if !cfg.Check.Enabled {
 		e.markDisabled()
 		return
@@ -146,7 +146,7 @@ func (e *Exporter) forgetPins(clusters []collector.ClusterStatus) {
 		present[c.Cluster.ID] = true
 	}
 	err := e.store.ForgetHostKeys(func(id string) bool {
-		return present[kube.PinCluster(id)]
+		return present[ssh.PinCluster(id)]
 	})
 	if err != nil {
 		e.logger.Error("Could not update the state file", "file", e.store.Path(), "err", err)

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstacktest"
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/cloudstacktest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
 )
 
 // TestRestartAnnouncesNothingTwice: an open finding is not announced again by a new process, and

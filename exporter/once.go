@@ -2,8 +2,8 @@ package exporter
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"github.com/cks-drift-exporter/cks-drift-exporter/exporter/report"
 	"io"
 )
 
@@ -17,8 +17,8 @@ const (
 	ExitNodesUnread = 3
 )
 
-// RunOnce runs a single cycle without notifications, prints the findings in format (FormatTable,
-// FormatWide or FormatJSON) and returns the exit code.
+// RunOnce runs a single cycle without notifications, prints the findings in format (report.FormatTable,
+// report.FormatWide or report.FormatJSON) and returns the exit code.
 func (e *Exporter) RunOnce(ctx context.Context, w io.Writer, format string) int {
 	cfg, src := e.current()
 	if !cfg.Check.Enabled {
@@ -26,20 +26,18 @@ func (e *Exporter) RunOnce(ctx context.Context, w io.Writer, format string) int 
 		return ExitCheckErr
 	}
 	snap := cycle(ctx, e.snapshot.Load(), cfg, src, nil, e.logger, e.now)
-	report := NewReport(snap)
-	if format == FormatJSON {
-		enc := json.NewEncoder(jsonEscaper{w})
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(report)
+	rep := report.New(snap)
+	if format == report.FormatJSON {
+		_ = report.WriteJSON(w, rep)
 	} else {
-		writeTable(w, report, format == FormatWide)
+		report.WriteTable(w, rep, format == report.FormatWide)
 	}
 	switch {
 	case !snap.Success:
 		return ExitCheckErr
-	case report.FindingCount() > 0:
+	case rep.FindingCount() > 0:
 		return ExitDrift
-	case nodesUnread(report):
+	case nodesUnread(rep):
 		return ExitNodesUnread
 	default:
 		return ExitClean
@@ -47,9 +45,9 @@ func (e *Exporter) RunOnce(ctx context.Context, w io.Writer, format string) int 
 }
 
 // nodesUnread reports whether a checked cluster's nodes could not be listed.
-func nodesUnread(r Report) bool {
+func nodesUnread(r report.Report) bool {
 	for _, c := range r.Clusters {
-		if c.Checked && !c.KubectlReachable {
+		if c.Checked && !c.NodesReachable {
 			return true
 		}
 	}

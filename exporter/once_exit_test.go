@@ -2,10 +2,11 @@ package exporter
 
 import (
 	"encoding/json"
+	"github.com/cks-drift-exporter/cks-drift-exporter/exporter/report"
 	"testing"
 
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/sshtest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/sshtest"
 )
 
 // TestOnceExitNodesUnread: --once exits 3 when it found no drift but could not read the nodes of
@@ -20,7 +21,7 @@ func TestOnceExitNodesUnread(t *testing.T) {
 		t.Fatalf("one cluster unreachable, no drift: exit %d, want %d; output:\n%s", code, ExitNodesUnread, out)
 	}
 	code, out := e.once(t, "json")
-	var r Report
+	var r report.Report
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err)
 	}

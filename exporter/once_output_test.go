@@ -2,13 +2,14 @@ package exporter
 
 import (
 	"encoding/json"
+	"github.com/cks-drift-exporter/cks-drift-exporter/exporter/report"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
 )
 
 // A 56-character cluster name once pushed every row of the table past 380 columns.
@@ -22,11 +23,11 @@ func TestOnceTableCapsWidths(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	code, out := e.once(t, FormatTable)
+	code, out := e.once(t, report.FormatTable)
 	if code != ExitDrift {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
-	const widest = maxClusterColumn + len("mapped_vm_expunged") + maxVMColumn + maxIDColumn + 3*2
+	const widest = report.MaxTableWidth
 	for _, line := range strings.Split(out, "\n") {
 		if n := utf8.RuneCountInString(line); n > widest && !strings.HasPrefix(line, "  ") {
 			t.Errorf("a line of %d columns, more than %d:\n%s", n, widest, line)
@@ -36,7 +37,7 @@ func TestOnceTableCapsWidths(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		capWidth(longName, maxClusterColumn),
+		report.CapWidth(longName, report.MaxClusterColumn),
 		"2 findings in 2 of 2 checked clusters: unmapped_vm 2; 0 skipped, 0 with kubectl unreachable (2 clusters in all)",
 		"--once.format=wide",
 	} {
@@ -45,7 +46,7 @@ func TestOnceTableCapsWidths(t *testing.T) {
 		}
 	}
 
-	_, wide := e.once(t, FormatWide)
+	_, wide := e.once(t, report.FormatWide)
 	for _, want := range []string{longName, cs[0].ID, "is named as a node of Kubernetes cluster " + longName} {
 		if !strings.Contains(wide, want) {
 			t.Errorf("the wide table lacks %q:\n%s", want, wide)
@@ -56,7 +57,7 @@ func TestOnceTableCapsWidths(t *testing.T) {
 func TestOnceNoDrift(t *testing.T) {
 	e, _ := newEnv(t, simulator.ClusterSpec{Name: "a"}, simulator.ClusterSpec{Name: "b"}, simulator.ClusterSpec{Name: "c", State: "Upgrading"})
 	e.writeConfig("", "")
-	code, out := e.once(t, FormatTable)
+	code, out := e.once(t, report.FormatTable)
 	want := "No drift found in 2 clusters; 1 skipped, 0 with kubectl unreachable (3 clusters in all)\n  skipped: c ("
 	if code != ExitClean || !strings.HasPrefix(out, want) || strings.Contains(out, "CLUSTER") {
 		t.Fatalf("exit %d, output:\n%s\nwant it to start with:\n%s", code, out, want)
@@ -73,19 +74,19 @@ func TestOnceEscapesControlCharacters(t *testing.T) {
 	if _, err := e.sim.DeleteMapRow(cs[0].ID, cs[0].VMs[2]); err != nil {
 		t.Fatal(err)
 	}
-	for _, format := range []string{FormatTable, FormatWide, FormatJSON} {
+	for _, format := range []string{report.FormatTable, report.FormatWide, report.FormatJSON} {
 		t.Run(format, func(t *testing.T) {
 			code, out := e.once(t, format)
 			if code != ExitDrift {
 				t.Fatalf("exit %d:\n%s", code, out)
 			}
 			for _, r := range out {
-				if r != '\n' && unsafeRune(r) {
+				if r != '\n' && report.UnsafeRune(r) {
 					t.Fatalf("the output carries %U raw:\n%q", r, out)
 				}
 			}
-			if format == FormatJSON {
-				var r Report
+			if format == report.FormatJSON {
+				var r report.Report
 				if err := json.Unmarshal([]byte(out), &r); err != nil {
 					t.Fatal(err)
 				}
@@ -97,28 +98,9 @@ func TestOnceEscapesControlCharacters(t *testing.T) {
 			if strings.Contains(out, "\nforged") {
 				t.Errorf("the newline in the name forged a row:\n%s", out)
 			}
-			if !strings.Contains(out, `evil\x1b[2J\x0aforged`) || format == FormatWide && !strings.Contains(out, `\u009b31m\x7f\u202eredro`) {
+			if !strings.Contains(out, `evil\x1b[2J\x0aforged`) || format == report.FormatWide && !strings.Contains(out, `\u009b31m\x7f\u202eredro`) {
 				t.Errorf("the escapes are not shown:\n%s", out)
 			}
 		})
-	}
-}
-
-func TestPrintable(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"plain-name", "plain-name"},
-		{"ümlaut ✓", "ümlaut ✓"},
-		{"a\x1b[2Jb", `a\x1b[2Jb`},
-		{"tab\there", `tab\x09here`},
-		{"back\\slash", `back\\slash`},
-		{`forged\x1b`, `forged\\x1b`},
-		{"c1\u0085\u009b", `c1\u0085\u009b`},
-		{"bidi\u202e\u2066\u200f", `bidi\u202e\u2066\u200f`},
-		{"line\u2028sep", `line\u2028sep`},
-		{"bad\xffutf8", `bad\xffutf8`},
-	} {
-		if got := printable(tc.in); got != tc.want {
-			t.Errorf("printable(%q) = %q, want %q", tc.in, got, tc.want)
-		}
 	}
 }

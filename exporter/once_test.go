@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/cks-drift-exporter/cks-drift-exporter/exporter/report"
 	"log/slog"
 	"strings"
 	"testing"
 
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstacktest"
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/cloudstacktest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
 )
 
 func (e *env) once(t *testing.T, format string) (int, string) {
@@ -42,7 +43,7 @@ func TestOnce(t *testing.T) {
 		t.Fatalf("drift: exit %d, output:\n%s", code, out)
 	}
 	code, out = e.once(t, "json")
-	var r Report
+	var r report.Report
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("--once.format=json is not JSON: %v\n%s", err, out)
 	}

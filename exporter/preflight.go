@@ -3,6 +3,7 @@ package exporter
 import (
 	"context"
 	"fmt"
+	"github.com/cks-drift-exporter/cks-drift-exporter/exporter/report"
 	"io"
 	"log/slog"
 	"sort"
@@ -10,8 +11,8 @@ import (
 
 	cs "github.com/apache/cloudstack-go/v2/cloudstack"
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
-	"github.com/cks-drift-exporter/cks-drift-exporter/collector/cloudstack"
-	"github.com/cks-drift-exporter/cks-drift-exporter/collector/kube"
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector/inventory/api"
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector/nodes/ssh"
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
 )
@@ -28,14 +29,14 @@ func Preflight(ctx context.Context, configFile string, w io.Writer, logger *slog
 	if !p.check("configuration "+configFile, "valid", err) {
 		return p.done()
 	}
-	src, err := newSources(cfg, &kube.MemoryPins{}, kube.NewMetrics(), logger)
+	src, err := newSources(cfg, &ssh.MemoryPins{}, ssh.NewMetrics(), logger)
 	if !p.check("back ends (keys, CA and known_hosts files)", "built", err) {
 		return p.done()
 	}
 	if src.close != nil {
 		defer func() { _ = src.close() }()
 	}
-	if api, ok := src.inventory.(*cloudstack.Source); ok {
+	if api, ok := src.inventory.(*api.Source); ok {
 		if !p.apis(ctx, api.API(), cfg.CloudStack.Endpoint, preflightAPIs(cfg)) {
 			return p.done() // without the read APIs nothing below can pass
 		}
@@ -58,11 +59,11 @@ type preflight struct {
 func (p *preflight) check(what, ok string, err error) bool {
 	p.total++
 	if err != nil {
-		fmt.Fprintf(p.w, "FAIL  %s: %s\n", what, printable(err.Error()))
+		fmt.Fprintf(p.w, "FAIL  %s: %s\n", what, report.Escape(err.Error()))
 		return false
 	}
 	p.passed++
-	fmt.Fprintf(p.w, "ok    %s: %s\n", what, printable(ok))
+	fmt.Fprintf(p.w, "ok    %s: %s\n", what, report.Escape(ok))
 	return true
 }
 
@@ -171,8 +172,8 @@ func (p *preflight) logins(ctx context.Context, cfg *config.Config, inv collecto
 			names, err := nodes.Nodes(ctx, c)
 			what := fmt.Sprintf("%s login in zone %s (cluster %s)", cfg.Check.NodeSource, z, c.Name)
 			if err != nil {
-				reason := kube.Reason(err)
-				err = &cloudstackapi.HintError{Err: err, Hint: reason + ": " + reasonText(reason)}
+				reason := ssh.Reason(err)
+				err = &cloudstackapi.HintError{Err: err, Hint: reason + ": " + report.ReasonText(reason)}
 			}
 			lines[i] = func() { p.check(what, fmt.Sprintf("%d Kubernetes nodes listed", len(names)), err) }
 		}()

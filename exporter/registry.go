@@ -6,7 +6,7 @@ import (
 	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
-	"github.com/cks-drift-exporter/cks-drift-exporter/collector/kube"
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector/nodes/ssh"
 	"github.com/cks-drift-exporter/cks-drift-exporter/notifier"
 )
 
@@ -41,7 +41,7 @@ func (e *Exporter) newLiveRegistry() *prometheus.Registry {
 	e.conns = newConnMetrics()
 
 	if e.sshMetrics == nil {
-		e.sshMetrics = kube.NewMetrics()
+		e.sshMetrics = ssh.NewMetrics()
 	}
 	r := prometheus.NewRegistry()
 	r.MustRegister(

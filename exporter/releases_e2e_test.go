@@ -6,14 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cks-drift-exporter/cks-drift-exporter/exporter/report"
 	"os/exec"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstacktest"
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/cloudstacktest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
 )
 
 // TestReleasesEndToEnd runs the built binary (--once, JSON) against the fake CloudStack answering
@@ -88,9 +89,9 @@ func TestReleasesEndToEnd(t *testing.T) {
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Errorf("cluster %s: findings (-want +got):\n%s", c.Name, diff)
 				}
-				if !c.Checked || !c.KubectlReachable || c.ClusterType != "CloudManaged" {
+				if !c.Checked || !c.NodesReachable || c.ClusterType != "CloudManaged" {
 					t.Errorf("cluster %s: checked %v, kubectl reachable %v (%s), type %q; want checked, reachable, CloudManaged",
-						c.Name, c.Checked, c.KubectlReachable, c.KubectlError, c.ClusterType)
+						c.Name, c.Checked, c.NodesReachable, c.NodesError, c.ClusterType)
 				}
 			}
 			// Pages of 2 until a short one, then one call for the (empty) projects' scope.
@@ -105,7 +106,7 @@ func TestReleasesEndToEnd(t *testing.T) {
 }
 
 // runOnceJSON runs the binary once with --once.format=json and decodes its report.
-func runOnceJSON(t *testing.T, bin, cfg string) (int, Report) {
+func runOnceJSON(t *testing.T, bin, cfg string) (int, report.Report) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -117,7 +118,7 @@ func runOnceJSON(t *testing.T, bin, cfg string) (int, Report) {
 	if err != nil && !errors.As(err, &exit) {
 		t.Fatalf("run: %v\n%s", err, stderr.String())
 	}
-	var r Report
+	var r report.Report
 	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
 		t.Fatalf("the report is not JSON: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
 	}

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/sshtest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/sshtest"
 )
 
 // TestReportScenarios follows scenarios 1, 2, 4, 5, 7 (grace) and 8 of docs/scenarios.md on one

@@ -15,8 +15,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstacktest"
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/cloudstacktest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
 )
 
 // Notifier alert types of the default configuration.

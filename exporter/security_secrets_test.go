@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstacktest"
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/sshtest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/cloudstacktest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/sshtest"
 )
 
 // outputs collects what the exporter showed, by where it showed it.

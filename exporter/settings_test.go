@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
 )
 
 // TestSettingOffAndOn is scenario 6: with the setting off nothing is read, dialled or notified;

@@ -10,14 +10,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
-	"github.com/cks-drift-exporter/cks-drift-exporter/collector/cloudstack"
-	"github.com/cks-drift-exporter/cks-drift-exporter/collector/database"
-	"github.com/cks-drift-exporter/cks-drift-exporter/collector/kube"
-	"github.com/cks-drift-exporter/cks-drift-exporter/collector/kubeapi"
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector/inventory/api"
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector/inventory/database"
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector/nodes/kubeapi"
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector/nodes/ssh"
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
 	"github.com/cks-drift-exporter/cks-drift-exporter/notifier"
-	notifiercs "github.com/cks-drift-exporter/cks-drift-exporter/notifier/cloudstack"
+	"github.com/cks-drift-exporter/cks-drift-exporter/notifier/cloudstack"
 )
 
 // InventorySource reads every cluster and VM; the cycle does not know whether from the API or
@@ -54,8 +54,8 @@ func notifierOptions(cfg *config.Config) notifier.Options {
 // read and the database DSN is parsed here, so that a reload with an unreadable file fails and
 // keeps the running configuration. Start-up, reload and --config.check (CheckConfig) all build
 // their back ends here, so that they judge a configuration alike.
-func newSources(cfg *config.Config, pins kube.PinStore, sshMetrics *kube.Metrics, logger *slog.Logger) (sources, error) {
-	inv, err := cloudstack.New(cloudstack.Options{
+func newSources(cfg *config.Config, pins ssh.PinStore, sshMetrics *ssh.Metrics, logger *slog.Logger) (sources, error) {
+	inv, err := api.New(api.Options{
 		API: cloudstackapi.Options{
 			Endpoint:           cfg.CloudStack.Endpoint,
 			APIKey:             string(cfg.CloudStack.APIKey),
@@ -75,7 +75,7 @@ func newSources(cfg *config.Config, pins kube.PinStore, sshMetrics *kube.Metrics
 	if err != nil {
 		return sources{}, err
 	}
-	src := sources{inventory: inv, nodes: nodes, cloud: notifiercs.New(inv.API(), cfg.CloudStack.PageSize)}
+	src := sources{inventory: inv, nodes: nodes, cloud: cloudstack.New(inv.API(), cfg.CloudStack.PageSize)}
 	if sshMetrics != nil {
 		src.listed = sshMetrics.ListDuration
 	}
@@ -99,7 +99,7 @@ func newSources(cfg *config.Config, pins kube.PinStore, sshMetrics *kube.Metrics
 
 // nodeLister builds the node source cfg names. With the Kubernetes API no SSH key is read, so
 // that an operator can run the exporter without one.
-func nodeLister(cfg *config.Config, inv *cloudstack.Source, pins kube.PinStore, sshMetrics *kube.Metrics, logger *slog.Logger) (NodeLister, error) {
+func nodeLister(cfg *config.Config, inv *api.Source, pins ssh.PinStore, sshMetrics *ssh.Metrics, logger *slog.Logger) (NodeLister, error) {
 	if cfg.Check.NodeSource == config.NodeSourceKubernetesAPI {
 		l, err := kubeapi.New(kubeapi.Options{
 			Timeout:       cfg.KubernetesAPI.Timeout,
@@ -118,12 +118,12 @@ func nodeLister(cfg *config.Config, inv *cloudstack.Source, pins kube.PinStore, 
 }
 
 // sshLister builds the SSH node source, reading its key and known_hosts.
-func sshLister(cfg *config.Config, pins kube.PinStore, sshMetrics *kube.Metrics, logger *slog.Logger) (NodeLister, error) {
-	signer, err := kube.ReadPrivateKey(cfg.SSH.PrivateKeyFile)
+func sshLister(cfg *config.Config, pins ssh.PinStore, sshMetrics *ssh.Metrics, logger *slog.Logger) (NodeLister, error) {
+	signer, err := ssh.ReadPrivateKey(cfg.SSH.PrivateKeyFile)
 	if err != nil {
 		return nil, fmt.Errorf("ssh.private_key_file: %w", err)
 	}
-	lister, err := kube.NewLister(kube.Options{
+	lister, err := ssh.NewLister(ssh.Options{
 		User:           cfg.SSH.User,
 		Signer:         signer,
 		Policy:         cfg.SSH.HostKeyPolicy,
@@ -147,7 +147,7 @@ func failureReason(err error) string {
 	if errors.As(err, &labelled) {
 		return labelled.Reason()
 	}
-	return kube.Reason(err)
+	return ssh.Reason(err)
 }
 
 // nodeFailureReasons lists the labels of both sources, each once, so that every one is exported
@@ -155,7 +155,7 @@ func failureReason(err error) string {
 func nodeFailureReasons() []string {
 	var out []string
 	seen := make(map[string]bool)
-	for _, r := range append(kube.Reasons(), kubeapi.Reasons()...) {
+	for _, r := range append(ssh.Reasons(), kubeapi.Reasons()...) {
 		if !seen[r] {
 			seen[r] = true
 			out = append(out, r)

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/sshtest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/sshtest"
 )
 
 // TestKubectlFaults: every way kubectl can fail makes the cluster unreachable with a reason

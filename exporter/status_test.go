@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"encoding/json"
+	"github.com/cks-drift-exporter/cks-drift-exporter/exporter/report"
 	"io"
 	"net/http"
 	"net/url"
@@ -10,8 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/sshtest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/sshtest"
 )
 
 // hostileName is a cluster name an attacker with a CloudStack account could choose: markup, an
@@ -53,8 +54,8 @@ func TestStatusPageEscapesAndSetsCSP(t *testing.T) {
 		if resp.StatusCode != http.StatusOK {
 			t.Fatalf("GET %s: %d", path, resp.StatusCode)
 		}
-		if got := resp.Header.Get("Content-Security-Policy"); got != statusCSP {
-			t.Errorf("GET %s: Content-Security-Policy %q, want %q", path, got, statusCSP)
+		if got := resp.Header.Get("Content-Security-Policy"); got != report.StatusCSP {
+			t.Errorf("GET %s: Content-Security-Policy %q, want %q", path, got, report.StatusCSP)
 		}
 		if got := resp.Header.Get("Content-Type"); got != "text/html; charset=utf-8" {
 			t.Errorf("GET %s: Content-Type %q", path, got)
@@ -131,7 +132,7 @@ func TestFindingsFilters(t *testing.T) {
 		if code != http.StatusOK {
 			t.Fatalf("/findings%s: %d %s", query, code, body)
 		}
-		var r Report
+		var r report.Report
 		if err := json.Unmarshal([]byte(body), &r); err != nil {
 			t.Fatal(err)
 		}

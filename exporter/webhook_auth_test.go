@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
 )
 
 // TestWebhookNeedsItsToken: the webhook makes the exporter write to CloudStack, so it answers 401

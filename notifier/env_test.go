@@ -15,10 +15,10 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstacktest"
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/logtest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/cloudstacktest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/logtest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/notifier"
-	notifiercs "github.com/cks-drift-exporter/cks-drift-exporter/notifier/cloudstack"
+	"github.com/cks-drift-exporter/cks-drift-exporter/notifier/cloudstack"
 	"github.com/cks-drift-exporter/cks-drift-exporter/state"
 )
 
@@ -77,7 +77,7 @@ func newNotifierEnv(tb testing.TB, opts notifier.Options) *notifierEnv {
 	}
 	opts.Enabled, opts.Annotations, opts.Alerts = true, true, true
 	e.opts = opts
-	e.n, err = notifier.New(notifiercs.New(api, defaults.CloudStack.PageSize), e.store, opts, notifier.NewMetrics(e.reg), slog.New(slog.NewTextHandler(e.logs, nil)), e.clock)
+	e.n, err = notifier.New(cloudstack.New(api, defaults.CloudStack.PageSize), e.store, opts, notifier.NewMetrics(e.reg), slog.New(slog.NewTextHandler(e.logs, nil)), e.clock)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func (e *notifierEnv) advance(d time.Duration) {
 // status is the cluster's status with findings on the node side (vm side when vm is true).
 func (e *notifierEnv) status(findings ...collector.Finding) []collector.ClusterStatus {
 	st := collector.ClusterStatus{Cluster: collector.Cluster{ID: e.cluster.ID, Name: e.cluster.Name, ZoneID: e.cluster.ZoneID},
-		Checked: true, KubectlReachable: true, NodesEvaluated: true}
+		Checked: true, NodesReachable: true, NodesEvaluated: true}
 	for _, f := range findings {
 		if f.Kind.Side() == collector.SideNode {
 			st.Node = append(st.Node, f)

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstacktest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/cloudstacktest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/notifier"
 )
 
@@ -42,7 +42,7 @@ func (f *fleet) statuses(findings func(i int) int) []collector.ClusterStatus {
 	out := make([]collector.ClusterStatus, len(f.ids))
 	for i, id := range f.ids {
 		st := collector.ClusterStatus{Cluster: collector.Cluster{ID: id, Name: fleetName(i), ZoneID: f.cluster.ZoneID},
-			Checked: true, KubectlReachable: true, NodesEvaluated: true}
+			Checked: true, NodesReachable: true, NodesEvaluated: true}
 		for k := range findings(i) {
 			st.Node = append(st.Node, nodeFinding(fleetName(i), fmt.Sprintf("%s-n%d", fleetName(i), k)))
 		}

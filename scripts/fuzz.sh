@@ -19,9 +19,9 @@ while read -r target pkg; do
 		exit 1
 	}
 done <<TARGETS
-FuzzParseNodes ./collector/kube
+FuzzParseNodes ./collector/nodes/ssh
 FuzzParse ./config
 FuzzWebhook ./notifier
-FuzzInventoryResponse ./collector/cloudstack
-FuzzClusterAnswer ./collector/cloudstack
+FuzzInventoryResponse ./collector/inventory/api
+FuzzClusterAnswer ./collector/inventory/api
 TARGETS

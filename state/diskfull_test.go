@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/disktest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/disktest"
 )
 
 // TestDiskFullIsNotDamage: a state file that cannot be created, or written, because its file

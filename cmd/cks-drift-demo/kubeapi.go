@@ -3,8 +3,8 @@ package main
 import (
 	"strings"
 
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/kubetest"
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/kubetest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
 )
 
 // kubeAPIs are the clusters' fake Kubernetes API servers when the demo runs with

@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/cks-drift-exporter/cks-drift-exporter/exporter/report"
 	"log/slog"
 	"net"
 	"os"
@@ -75,7 +76,7 @@ func run(ctx context.Context, listen, dir string, interval time.Duration, source
 
 	fmt.Println("== One check cycle, as `cks-drift-exporter --once` prints it:")
 	fmt.Println()
-	e.RunOnce(ctx, os.Stdout, exporter.FormatTable)
+	e.RunOnce(ctx, os.Stdout, report.FormatTable)
 
 	l, err := net.Listen("tcp", listen)
 	if err != nil {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
 )
 
 // newWorld starts the simulated cloud with the demo's clusters, each with a Kubernetes API

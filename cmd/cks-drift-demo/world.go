@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/simulator"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
 )
 
 // buildWorld creates six clusters: three healthy (one of them created before 4.16, with -master

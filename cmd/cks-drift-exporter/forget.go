@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cks-drift-exporter/cks-drift-exporter/collector/kube"
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector/nodes/ssh"
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 	"github.com/cks-drift-exporter/cks-drift-exporter/state"
 )
@@ -33,7 +33,7 @@ func forgetHostKeys(configFile string, clusters []string, stdout, stderr io.Writ
 	matched := make(map[string]bool)
 	var pinned []string
 	err = store.ForgetHostKeys(func(id string) bool {
-		c := kube.PinCluster(id)
+		c := ssh.PinCluster(id)
 		if forget[c] {
 			matched[c] = true
 			return false

@@ -10,10 +10,10 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
-	"github.com/cks-drift-exporter/cks-drift-exporter/collector/kube"
+	nodessh "github.com/cks-drift-exporter/cks-drift-exporter/collector/nodes/ssh"
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/sshdtest"
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/sshtest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/sshdtest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/sshtest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/state"
 )
 
@@ -43,7 +43,7 @@ func TestForgetHostKeyRecoversRealNode(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer store.Close()
-		l, err := kube.NewLister(kube.Options{User: srv.User(), Signer: key, Policy: config.HostKeyPin, Pins: store,
+		l, err := nodessh.NewLister(nodessh.Options{User: srv.User(), Signer: key, Policy: config.HostKeyPin, Pins: store,
 			Timeout: 10 * time.Second, Command: "sudo kubectl get nodes -o name", MaxNodes: 1000})
 		if err != nil {
 			t.Fatal(err)
@@ -57,7 +57,7 @@ func TestForgetHostKeyRecoversRealNode(t *testing.T) {
 	}
 	fresh := sshdtest.NewHostKey(t, sshtest.ED25519)
 	srv.Restart(func(o *sshdtest.Options) { o.HostKeys = []sshdtest.HostKey{fresh} })
-	if err := list(); kube.Reason(err) != "host_key_changed" {
+	if err := list(); nodessh.Reason(err) != "host_key_changed" {
 		t.Fatalf("after the re-install: %v, want host_key_changed", err)
 	}
 	if code := forgetHostKeys(cfgFile, []string{cluster.ID}, io.Discard, io.Discard); code != 0 {

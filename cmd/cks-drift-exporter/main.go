@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/cks-drift-exporter/cks-drift-exporter/exporter/report"
 	"os"
 	"os/signal"
 	"syscall"
@@ -30,7 +31,7 @@ func run() int {
 		checkOffline  = app.Flag("config.check.offline", "With --config.check, make no call to CloudStack.").Bool()
 		preflight     = app.Flag("preflight", "Check, read-only, the API key and its role, one page of clusters and one login to a control node per zone; print a checklist with what to fix and exit (0 all passed, 1 a check failed).").Bool()
 		once          = app.Flag("once", "Run one check cycle, print the findings and exit: 0 no drift, 1 drift, 2 the check could not run, 3 no drift found but the nodes of a checked cluster could not be listed. Sends no notifications.").Bool()
-		onceFormat    = app.Flag("once.format", "Output of --once: table (columns capped), wide (every column and the message) or json.").Default(exporter.FormatTable).Enum(exporter.FormatTable, exporter.FormatWide, exporter.FormatJSON)
+		onceFormat    = app.Flag("once.format", "Output of --once: table (columns capped), wide (every column and the message) or json.").Default(report.FormatTable).Enum(report.FormatTable, report.FormatWide, report.FormatJSON)
 		forgetKeys    = app.Flag("ssh.forget-host-key", "Remove the pinned SSH host key of this cluster (uuid) from the state file and exit, after a control node was re-installed. Repeatable; the exporter must be stopped.").Strings()
 		shardFromHost = app.Flag("check.shard-from-hostname", "Take check.shard from the ordinal at the end of the hostname (cks-drift-exporter-2 is shard 2), as the replicas of a StatefulSet are named; check.total_shards stays in the configuration.").Bool()
 		lifecycle     = app.Flag("web.enable-lifecycle", "Serve POST /-/reload and POST /-/check (403 without this flag). SIGHUP always reloads.").Bool()

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/tooltest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/tooltest"
 )
 
 const (

@@ -11,7 +11,7 @@ import (
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/tooltest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/tooltest"
 )
 
 const (

@@ -11,7 +11,7 @@ import (
 	cs "github.com/apache/cloudstack-go/v2/cloudstack"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstacktest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/cloudstacktest"
 )
 
 // TestResponseCap: an answer longer than the cap fails the SDK's call with ErrResponseTooLarge,

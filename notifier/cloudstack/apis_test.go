@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstacktest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/cloudstacktest"
 )
 
 // TestClusterAnnotationsSupported asks listApis, as each release answers it, whether

@@ -1,0 +1,220 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// The exporter decodes list answers with its own types instead of cloudstack-go's: the SDK's
+// structs fail a whole page on one field of an unexpected type (its Nic.Extradhcpoption is
+// []string, while UserVmResponse's NicResponse sends NicExtraDhcpOptionResponse objects), and they
+// drop what older and newer releases send (virtualmachineids in 4.14, isetcdnode and
+// isexternalnode in 4.21). These types read only the fields the check needs, and every one of
+// them accepts any JSON value: a field of an odd type reads as its zero value, an unknown field
+// is ignored, a missing one is zero. The SDK still signs and sends the requests.
+
+// text is a JSON scalar read as a string: strings as they are, numbers and booleans as written,
+// anything else (null, objects, arrays) as "".
+type text string
+
+func (t *text) UnmarshalJSON(b []byte) error {
+	*t = text(scalar(b))
+	return nil
+}
+
+// number is a JSON number or numeric string read as an int; anything else reads as 0.
+type number int
+
+func (n *number) UnmarshalJSON(b []byte) error {
+	v, err := strconv.ParseInt(scalar(b), 10, 64)
+	if err != nil || v < 0 || v > 1<<31-1 {
+		*n = 0
+		return nil
+	}
+	*n = number(v)
+	return nil
+}
+
+// flag is a JSON boolean or "true"/"false" string; anything else reads as false.
+type flag bool
+
+func (f *flag) UnmarshalJSON(b []byte) error {
+	v, _ := strconv.ParseBool(scalar(b))
+	*f = flag(v)
+	return nil
+}
+
+// list is a JSON array whose elements are decoded one by one; an element that cannot be decoded
+// becomes T's zero value (which has no id and is reported as such by the caller), and anything
+// but an array reads as an empty list.
+type list[T any] []T
+
+func (l *list[T]) UnmarshalJSON(b []byte) error {
+	var raw []json.RawMessage
+	if json.Unmarshal(b, &raw) != nil {
+		*l = nil
+		return nil
+	}
+	out := make([]T, len(raw))
+	for i, r := range raw {
+		var v T
+		if json.Unmarshal(r, &v) == nil {
+			out[i] = v
+		}
+	}
+	*l = out
+	return nil
+}
+
+// dict is a JSON object of scalars, as CloudStack sends details and etcdips; values that are not
+// scalars read as "", and anything but an object reads as empty.
+type dict map[string]text
+
+func (d *dict) UnmarshalJSON(b []byte) error {
+	var raw map[string]json.RawMessage
+	if json.Unmarshal(b, &raw) != nil {
+		*d = nil
+		return nil
+	}
+	out := make(dict, len(raw))
+	for k, v := range raw {
+		out[k] = text(scalar(v))
+	}
+	*d = out
+	return nil
+}
+
+// scalar returns a JSON string's value, or a number's or boolean's literal text, else "".
+func scalar(b []byte) string {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return ""
+	}
+	switch b[0] {
+	case '"':
+		var s string
+		if json.Unmarshal(b, &s) != nil {
+			return ""
+		}
+		return s
+	case 't', 'f', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		if b[0] == 't' || b[0] == 'f' {
+			if string(b) == "true" || string(b) == "false" {
+				return string(b)
+			}
+			return ""
+		}
+		var n json.Number
+		if json.Unmarshal(b, &n) != nil {
+			return ""
+		}
+		return n.String()
+	}
+	return ""
+}
+
+// wireCluster is the part of KubernetesClusterResponse the check reads. Field by release
+// (plugins/integrations/kubernetes-service/.../api/response/KubernetesClusterResponse.java):
+// virtualmachineids in 4.14.0.0 only; virtualmachines, ipaddress and ipaddressid from 4.15.0.0;
+// masternodes up to 4.15 and still sent beside controlnodes from 4.16.0.0; clustertype from 4.19;
+// etcdnodes, and per-VM isetcdnode/isexternalnode, from 4.21.
+type wireCluster struct {
+	ID           text          `json:"id"`
+	Name         text          `json:"name"`
+	State        text          `json:"state"`
+	ClusterType  text          `json:"clustertype"`
+	ZoneID       text          `json:"zoneid"`
+	ZoneName     text          `json:"zonename"`
+	Account      text          `json:"account"`
+	DomainID     text          `json:"domainid"`
+	Domain       text          `json:"domain"`
+	ProjectID    text          `json:"projectid"`
+	Project      text          `json:"project"`
+	NetworkID    text          `json:"networkid"`
+	Created      text          `json:"created"`
+	ControlNodes number        `json:"controlnodes"`
+	MasterNodes  number        `json:"masternodes"`
+	Size         number        `json:"size"`
+	EtcdNodes    number        `json:"etcdnodes"`
+	IPAddress    text          `json:"ipaddress"`
+	IPAddressID  text          `json:"ipaddressid"`
+	VMs          *list[wireVM] `json:"virtualmachines"`
+	VMIDs        *list[text]   `json:"virtualmachineids"`
+	EtcdIPs      dict          `json:"etcdips"`
+}
+
+// wireVM is the part of UserVmResponse (and 4.21's KubernetesUserVmResponse) the check reads.
+type wireVM struct {
+	ID        text          `json:"id"`
+	Name      text          `json:"name"`
+	State     text          `json:"state"`
+	Account   text          `json:"account"`
+	DomainID  text          `json:"domainid"`
+	ProjectID text          `json:"projectid"`
+	Created   text          `json:"created"`
+	NICs      list[wireNIC] `json:"nic"`
+	Details   dict          `json:"details"`
+	Etcd      flag          `json:"isetcdnode"`
+	External  flag          `json:"isexternalnode"`
+}
+
+// wireNIC is the part of NicResponse the SSH fallback reads.
+type wireNIC struct {
+	NetworkID text `json:"networkid"`
+	IPAddress text `json:"ipaddress"`
+	IsDefault flag `json:"isdefault"`
+}
+
+// wireRule is the part of FirewallRuleResponse (a port-forwarding rule) the SSH target reads.
+type wireRule struct {
+	ID          text `json:"id"`
+	IPAddressID text `json:"ipaddressid"`
+	IPAddress   text `json:"ipaddress"`
+	VMID        text `json:"virtualmachineid"`
+	PublicPort  text `json:"publicport"`
+	PrivatePort text `json:"privateport"`
+}
+
+// wireIP is the part of IPAddressResponse the 4.14 source-NAT lookup reads.
+type wireIP struct {
+	ID        text `json:"id"`
+	IPAddress text `json:"ipaddress"`
+	NetworkID text `json:"associatednetworkid"`
+	SourceNAT flag `json:"issourcenat"`
+}
+
+// decodeList reads one list answer as the SDK hands it over (the object inside
+// "<command>response"): its count and the items under key. A body that is not a JSON object is an
+// error; everything inside it is read leniently.
+func decodeList[T any](body []byte, key string) (int, []T, error) {
+	var env map[string]json.RawMessage
+	if err := json.Unmarshal(body, &env); err != nil {
+		return 0, nil, fmt.Errorf("decode list answer: %w", err)
+	}
+	var count number
+	if c, ok := field(env, "count"); ok {
+		_ = count.UnmarshalJSON(c)
+	}
+	var items list[T]
+	if raw, ok := field(env, key); ok {
+		_ = items.UnmarshalJSON(raw)
+	}
+	return int(count), items, nil
+}
+
+// field looks a key up the way encoding/json matches struct fields: the exact key first, else
+// one that differs only in case.
+func field(env map[string]json.RawMessage, key string) (json.RawMessage, bool) {
+	if v, ok := env[key]; ok {
+		return v, true
+	}
+	for k, v := range env {
+		if strings.EqualFold(k, key) {
+			return v, true
+		}
+	}
+	return nil, false
+}

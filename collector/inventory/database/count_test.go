@@ -1,0 +1,67 @@
+package database
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/mariadbtest"
+)
+
+// statementsPerCycle is one SELECT per table or join: the schema's columns, clusters, map rows
+// with their VMs, listed VMs, source NAT addresses, port-forwarding rules, login users, NICs.
+const statementsPerCycle = 8
+
+// TestStatementsDoNotGrowWithClusters counts the SELECTs of a cycle with MariaDB's own counter of
+// the session's SELECT statements (Com_select; SHOW STATUS is not one of them). A pool of one
+// connection makes the cycle run on the session the counter is read from.
+func TestStatementsDoNotGrowWithClusters(t *testing.T) {
+	counts := map[int]int64{}
+	for _, n := range []int{10, 100} {
+		w := mariadbtest.NewWorld()
+		alice := w.AddAccount("alice")
+		for i := 0; i < n; i++ {
+			w.AddCluster(mariadbtest.ClusterSpec{Name: fmt.Sprintf("k%03d", i), Owner: alice, Control: 1, Workers: 2, Shared: i%2 == 1, Created: created})
+		}
+		src, _ := load(t, w, mariadbtest.Current, Options{MaxOpenConns: 1, MaxIdleConns: 1})
+		ctx := context.Background()
+
+		// The session id is read outside the two counter reads, so its SELECTs are not counted.
+		session := sessionID(t, src)
+		before := comSelect(t, src)
+		inv, err := src.Inventory(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		after := comSelect(t, src)
+		if s := sessionID(t, src); s != session {
+			t.Fatalf("the counter was read on session %d, then on %d", session, s)
+		}
+		if len(inv.Clusters) != n || len(inv.VMs) != 3*n {
+			t.Fatalf("%d clusters: read %d clusters and %d VMs", n, len(inv.Clusters), len(inv.VMs))
+		}
+		counts[n] = after - before
+		t.Logf("%d clusters: %d SELECT statements", n, counts[n])
+	}
+	if counts[10] != counts[100] || counts[10] != statementsPerCycle {
+		t.Errorf("SELECTs per cycle: %d with 10 clusters, %d with 100; want %d for both", counts[10], counts[100], statementsPerCycle)
+	}
+}
+
+// comSelect reads the session's count of SELECT statements.
+func comSelect(t *testing.T, s *Source) (count int64) {
+	t.Helper()
+	var name string
+	if err := s.db.QueryRowContext(context.Background(), "SHOW SESSION STATUS LIKE 'Com_select'").Scan(&name, &count); err != nil {
+		t.Fatal(err)
+	}
+	return count
+}
+
+func sessionID(t *testing.T, s *Source) (id int64) {
+	t.Helper()
+	if err := s.db.QueryRowContext(context.Background(), "SELECT CONNECTION_ID()").Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}

@@ -1,0 +1,144 @@
+package database
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
+	"github.com/cks-drift-exporter/cks-drift-exporter/config"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/mariadbtest"
+)
+
+func TestMain(m *testing.M) { os.Exit(mariadbtest.Main(m)) }
+
+var (
+	now     = time.Date(2026, 6, 5, 20, 35, 31, 0, time.UTC) // scenario 3's cycle (docs/scenarios.md)
+	created = now.Add(-40 * time.Minute)                     // past the 15-minute grace
+	grace   = 15 * time.Minute
+)
+
+// The uuids the World gives its first rows: table number, then internal id.
+const (
+	rootUUID    = "00000001-0000-4000-8000-000000000001"
+	zoneUUID    = "00000004-0000-4000-8000-000000000001"
+	networkUUID = "00000005-0000-4000-8000-000000000001"
+	testUUID    = "00000006-0000-4000-8000-000000000001" // cluster "test"
+)
+
+// reportWorld is the fresh test cluster of docs/scenarios.md: "test", 1 control node and 2 workers, on
+// an isolated network, in account alice, created 40 minutes before the check.
+type reportWorld struct {
+	w     *mariadbtest.World
+	alice *mariadbtest.Account
+	test  *mariadbtest.ClusterSet
+}
+
+func newReportWorld() reportWorld {
+	w := mariadbtest.NewWorld()
+	alice := w.AddAccount("alice")
+	test := w.AddCluster(mariadbtest.ClusterSpec{Name: "test", Owner: alice, Control: 1, Workers: 2, Created: created})
+	return reportWorld{w: w, alice: alice, test: test}
+}
+
+// load writes the world into a fresh database at version v and returns a source reading it as
+// the SELECT-only account.
+func load(t *testing.T, w *mariadbtest.World, v mariadbtest.Version, o Options) (*Source, *mariadbtest.Database) {
+	t.Helper()
+	d := mariadbtest.Start(t).NewDatabaseAt(t, v)
+	w.Load(t, d)
+	o.DSN = d.ReaderDSN()
+	return newSource(t, o), d
+}
+
+// withConfigDefaults fills the pool sizes, lifetime and timeout left at zero in o with the
+// configuration's defaults, which New does not apply.
+func withConfigDefaults(o Options) Options {
+	d := config.Defaults().Database
+	if o.MaxOpenConns == 0 {
+		o.MaxOpenConns = d.MaxOpenConns
+	}
+	if o.MaxIdleConns == 0 {
+		o.MaxIdleConns = d.MaxIdleConns
+	}
+	if o.ConnMaxLifetime == 0 {
+		o.ConnMaxLifetime = d.ConnMaxLifetime
+	}
+	if o.QueryTimeout == 0 {
+		o.QueryTimeout = d.QueryTimeout
+	}
+	return o
+}
+
+// newSource returns a Source with o, its zero settings taken from the configuration's defaults.
+func newSource(t *testing.T, o Options) *Source {
+	t.Helper()
+	s, err := New(withConfigDefaults(o))
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func inventory(t *testing.T, s *Source) collector.Inventory {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	inv, err := s.Inventory(ctx)
+	if err != nil {
+		t.Fatalf("Inventory: %v", err)
+	}
+	return inv
+}
+
+// mappedVM is a map row whose VM exists, as the database source reports it.
+func mappedVM(v *mariadbtest.VM) collector.MappedVM {
+	return collector.MappedVM{ID: v.UUID, InternalID: v.ID, Name: v.Name, State: v.State, Created: v.Created, Removed: v.Removed}
+}
+
+// listedVM is a VM as listVirtualMachines shows it for a user account.
+func listedVM(v *mariadbtest.VM) collector.VM {
+	return collector.VM{ID: v.UUID, Name: v.Name, State: v.State, Account: v.Account.Name, DomainID: rootUUID, Created: v.Created}
+}
+
+// brief is a finding without its message.
+type brief struct {
+	Kind       collector.Kind
+	VMID       string
+	VMName     string
+	InternalID int64
+}
+
+// findings runs the drift check on one cluster of the inventory, with Kubernetes reporting nodes.
+func findings(t *testing.T, inv collector.Inventory, clusterID string, nodes []string) (vm, node []brief) {
+	t.Helper()
+	idx := collector.NewIndex(inv)
+	for _, c := range inv.Clusters {
+		if c.ID != clusterID {
+			continue
+		}
+		res := collector.Compare(c, idx, collector.Nodes{Names: nodes, Evaluated: true}, now, grace)
+		return briefs(res.VM), briefs(res.Node)
+	}
+	t.Fatalf("cluster %s not in the inventory", clusterID)
+	return nil, nil
+}
+
+func briefs(fs []collector.Finding) []brief {
+	var out []brief
+	for _, f := range fs {
+		out = append(out, brief{Kind: f.Kind, VMID: f.VMID, VMName: f.VMName, InternalID: f.InternalID})
+	}
+	return out
+}
+
+// nodeNames are the Kubernetes node names of VMs: their names (the builders' are lower-case).
+func nodeNames(vms ...*mariadbtest.VM) []string {
+	var out []string
+	for _, v := range vms {
+		out = append(out, v.Name)
+	}
+	return out
+}

@@ -1,0 +1,87 @@
+package kubeapi
+
+import (
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
+	inventoryapi "github.com/cks-drift-exporter/cks-drift-exporter/collector/inventory/api"
+	"github.com/cks-drift-exporter/cks-drift-exporter/config"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/cloudstacktest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/kubetest"
+)
+
+// rig is one cluster: a fake CloudStack that knows it and a fake API server for it.
+type rig struct {
+	cs      *cloudstacktest.Server
+	api     *kubetest.Server
+	source  *inventoryapi.Source
+	cluster collector.Cluster
+}
+
+func newRig(t *testing.T, nodes ...kubetest.Node) *rig {
+	t.Helper()
+	api, err := kubetest.NewServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(api.Close)
+	api.SetNodes(nodes...)
+	cs := cloudstacktest.NewServer()
+	t.Cleanup(cs.Close)
+	var c *cloudstacktest.Cluster
+	cs.Update(func(w *cloudstacktest.World) {
+		c = w.AddCluster(cloudstacktest.Cluster{Name: "prod", State: "Running", Endpoint: api.URL()})
+	})
+	source, err := inventoryapi.New(inventoryapi.Options{API: cloudstackapi.Options{Endpoint: cs.Endpoint(), APIKey: cs.APIKey(), SecretKey: cs.SecretKey(), Timeout: 5 * time.Second},
+		PageSize: config.Defaults().CloudStack.PageSize})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &rig{cs: cs, api: api, source: source, cluster: collector.Cluster{ID: c.ID, Name: c.Name}}
+}
+
+// serve makes CloudStack hand out a kubeconfig with cred for the rig's API server.
+func (r *rig) serve(t *testing.T, cred kubetest.Credential) []byte {
+	t.Helper()
+	data, err := r.api.Kubeconfig(cred)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.cs.SetKubeconfig(r.cluster.ID, data)
+	return data
+}
+
+// configCalls counts the getKubernetesClusterConfig calls CloudStack received.
+func (r *rig) configCalls() int {
+	n := 0
+	for _, c := range r.cs.Calls() {
+		if c.Command == "getKubernetesClusterConfig" {
+			n++
+		}
+	}
+	return n
+}
+
+func (r *rig) lister(t *testing.T, change ...func(*Options)) *Lister {
+	t.Helper()
+	o := Options{Timeout: 5 * time.Second, MaxNodes: 100, Configs: r.source,
+		Logger: slog.New(slog.DiscardHandler), Now: time.Now}
+	for _, f := range change {
+		f(&o)
+	}
+	l, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// threeNodes is a small cluster as CKS names it.
+var threeNodes = []kubetest.Node{
+	{Name: "prod-control-18fd1d2a3b4", SystemUUID: "6c1e0a5e-0000-4000-8000-000000000001"},
+	{Name: "prod-node-18fd1d2a3c5", SystemUUID: "6c1e0a5e-0000-4000-8000-000000000002"},
+	{Name: "prod-node-18fd1d2a3d6", SystemUUID: "6c1e0a5e-0000-4000-8000-000000000003"},
+}

@@ -1,0 +1,74 @@
+package ssh
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/config"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/sshtest"
+)
+
+// TestDetail: the detail of each failure says what an operator needs (stderr's first line, the
+// host keys, the offending line) in one short printable line.
+func TestDetail(t *testing.T) {
+	t.Run("exit status", func(t *testing.T) {
+		f := newFixture(t)
+		f.srv.SetMode(sshtest.FailCommand)
+		_, err := f.nodes(t, f.lister(t, nil))
+		want := "exit status 1: The connection to the server localhost:8080 was refused - did you specify the right host or port?"
+		if got := Detail(err); got != want {
+			t.Errorf("Detail() = %q, want %q", got, want)
+		}
+	})
+	t.Run("bad output", func(t *testing.T) {
+		f := newFixture(t)
+		f.srv.SetMode(sshtest.Garbage)
+		_, err := f.nodes(t, f.lister(t, nil))
+		if got := Detail(err); !strings.Contains(got, `line 1 is not node/<name>: "NAME`) {
+			t.Errorf("Detail() = %q, want the offending line", got)
+		}
+	})
+	t.Run("host key changed", func(t *testing.T) {
+		f := newFixture(t)
+		l := f.lister(t, func(o *Options) { o.Policy, o.Pins = config.HostKeyPin, &MemoryPins{} })
+		if _, err := f.nodes(t, l); err != nil {
+			t.Fatal(err)
+		}
+		old := describeKey(f.srv.HostKey())
+		f.srv.SetHostKey(newHostKey(t))
+		_, err := f.nodes(t, l)
+		want := "offered " + describeKey(f.srv.HostKey()) + ", pinned " + old
+		if got := Detail(err); got != want {
+			t.Errorf("Detail() = %q, want %q", got, want)
+		}
+	})
+	t.Run("auth", func(t *testing.T) {
+		f := newFixture(t)
+		other := newHostKey(t)
+		_, err := f.nodes(t, f.lister(t, func(o *Options) { o.Signer = other }))
+		if got := Detail(err); !strings.Contains(got, "user cloud: key "+describeKey(other.PublicKey())+" refused") {
+			t.Errorf("Detail() = %q, want the user and key named", got)
+		}
+	})
+}
+
+// TestDetailSanitised: text from a node cannot put control characters or a page of text into
+// a log line or /findings.
+func TestDetailSanitised(t *testing.T) {
+	hostile := "\x1b[31mred\x1b[0m\r\nsecond line\x00\xff" + strings.Repeat("é", 1000)
+	got := Detail(withDetail(reasonExitStatus, hostile, errors.New("x")))
+	if strings.ContainsFunc(got, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		t.Errorf("Detail() kept control characters: %q", got)
+	}
+	if !utf8.ValidString(got) || utf8.RuneCountInString(got) > MaxDetail+3 {
+		t.Errorf("Detail() = %d runes (valid UTF-8: %v), want at most %d", utf8.RuneCountInString(got), utf8.ValidString(got), MaxDetail+3)
+	}
+	if Detail(nil) != "" {
+		t.Error("Detail(nil) is not empty")
+	}
+	if got := firstLine([]byte("\n  \nsudo: a terminal is required to read the password\nsudo: a password is required\n"), MaxDetail); got != "sudo: a terminal is required to read the password" {
+		t.Errorf("firstLine() = %q", got)
+	}
+}

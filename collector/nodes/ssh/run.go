@@ -1,0 +1,155 @@
+package ssh
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// stderrCap is how much of kubectl's stderr is kept: enough for its one-line messages.
+const stderrCap = 4 << 10
+
+// signalGrace is how long, after the deadline, the connection stays open for telling sshd to
+// signal the command; it bounds a node that stops reading.
+const signalGrace = 2 * time.Second
+
+// run dials addr (once more if the node drops the connection before the handshake, see
+// connect), verifies and authenticates, runs the command and returns its stdout. ctx carries the
+// deadline for all of it. When ctx ends while the command runs, sshd is asked to send SIGTERM to
+// the command's process group and the session is closed, so that a hung kubectl does not keep
+// running on the node; the connection is closed, the only way to interrupt the ssh package, so
+// nothing outlives the call.
+func (l *Lister) run(ctx context.Context, clusterID, addr, user string) ([]byte, error) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(l.timeout)
+	}
+	client, conn, err := l.connect(ctx, deadline, clusterID, addr, user)
+	if errors.Is(err, errDropped) {
+		l.metrics.HandshakeRetries.Inc()
+		wait := time.NewTimer(l.jitter())
+		select {
+		case <-wait.C:
+			client, conn, err = l.connect(ctx, deadline, clusterID, addr, user)
+		case <-ctx.Done():
+			wait.Stop()
+			err = fail(ctx, deadline, reasonHandshake, "wait to retry the handshake", err)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	defer client.Close()
+
+	var running atomic.Pointer[gossh.Session]
+	stop := context.AfterFunc(ctx, func() {
+		if sess := running.Load(); sess != nil {
+			_ = conn.SetDeadline(time.Now().Add(signalGrace))
+			_ = sess.Signal(gossh.SIGTERM)
+			_ = sess.Close()
+		}
+		_ = conn.Close()
+	})
+	defer stop()
+	return l.exec(ctx, deadline, client, &running)
+}
+
+// exec runs the configured command in a new session of client, publishing the session in
+// running once it has started.
+func (l *Lister) exec(ctx context.Context, deadline time.Time, client *gossh.Client, running *atomic.Pointer[gossh.Session]) ([]byte, error) {
+	sess, err := client.NewSession()
+	if err != nil {
+		return nil, fail(ctx, deadline, reasonOther, "open session", err)
+	}
+	defer sess.Close()
+	stdout, err := sess.StdoutPipe()
+	if err != nil {
+		return nil, fail(ctx, deadline, reasonOther, "stdout", err)
+	}
+	stderr := &capped{max: stderrCap}
+	sess.Stderr = stderr
+	if err := sess.Start(l.command); err != nil {
+		return nil, fail(ctx, deadline, reasonOther, "start command", err)
+	}
+	running.Store(sess)
+	if ctx.Err() != nil {
+		// ctx ended between Start and Store: the AfterFunc saw no session to signal.
+		_ = sess.Signal(gossh.SIGTERM)
+	}
+
+	out, err := io.ReadAll(io.LimitReader(stdout, maxOutput+1))
+	if err != nil {
+		return nil, fail(ctx, deadline, reasonOther, "read output", err)
+	}
+	if int64(len(out)) > maxOutput {
+		// Returning closes the session and the connection, which stops the remote writer.
+		return nil, withReason(reasonOutputTooLarge,
+			fmt.Errorf("command printed more than %d bytes", maxOutput))
+	}
+	if err := sess.Wait(); err != nil {
+		var exitErr *gossh.ExitError
+		if ctx.Err() != nil {
+			// Killed by the signal sent when ctx ended: the deadline is the cause, not the node.
+			return nil, fail(ctx, deadline, reasonOther, "wait for command", err)
+		}
+		if errors.As(err, &exitErr) {
+			line := firstLine(stderr.buf, MaxDetail)
+			return nil, withDetail(reasonExitStatus, fmt.Sprintf("exit status %d: %s", exitErr.ExitStatus(), line),
+				fmt.Errorf("command exited with status %d: %s", exitErr.ExitStatus(), line))
+		}
+		return nil, fail(ctx, deadline, reasonOther, "wait for command", err)
+	}
+	return out, nil
+}
+
+// fail labels err with reason unless the deadline or ctx explains it better: after a timeout
+// the ssh package only sees a closed connection, and "handshake" or "other" would mislead.
+func fail(ctx context.Context, deadline time.Time, reason, stage string, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		if errors.Is(ctxErr, context.DeadlineExceeded) {
+			return withDetail(reasonTimeout, "no answer within the ssh timeout, "+stage,
+				fmt.Errorf("%s: %w: %w", stage, ctxErr, err))
+		}
+		return withReason(reasonOther, fmt.Errorf("%s: %w: %w", stage, ctxErr, err))
+	}
+	if !time.Now().Before(deadline) || errors.Is(err, os.ErrDeadlineExceeded) {
+		return withDetail(reasonTimeout, "no answer within the ssh timeout, "+stage,
+			fmt.Errorf("%s: %w: %w", stage, context.DeadlineExceeded, err))
+	}
+	return withReason(reason, fmt.Errorf("%s: %w", stage, err))
+}
+
+// capped keeps the first max bytes written and drops the rest while still accepting it, so the
+// remote side never blocks on a stream nobody reads.
+type capped struct {
+	max int
+	buf []byte
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if room := c.max - len(c.buf); room > 0 {
+		c.buf = append(c.buf, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
+}
+
+// authFailed tells an authentication failure from other handshake errors. The ssh package
+// reports it only as text; this wording has been stable since 2012 and a change would only turn
+// "auth" into "handshake".
+func authFailed(err error) bool {
+	return strings.Contains(err.Error(), "unable to authenticate")
+}
+
+// noCommonHostKey tells that the node offers none of the host key types asked for: with strict
+// or pin, the types of the keys it is known by, so its keys have changed.
+func noCommonHostKey(err error) bool {
+	return strings.Contains(err.Error(), "no common algorithm for host key")
+}
