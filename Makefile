@@ -110,9 +110,9 @@ package: build
 
 # The scale benchmark (not part of `make test`): the exporter's cycle against the simulated cloud
 # with injected latency, for each world size, beside its lower bound and a one-cluster-at-a-time
-# check; see BENCHMARKS.md (about 40 minutes). `make bench BENCH_CLUSTERS="10 100"` runs fewer
+# check; see docs/benchmarks.md (about 40 minutes). `make bench BENCH_CLUSTERS="10 100"` runs fewer
 # worlds, "10000@64" a world at a check.concurrency of its own,
-# `make bench BENCH_UPDATE=1` rewrites the results in BENCHMARKS.md, `BENCH_GO=0` skips the Go
+# `make bench BENCH_UPDATE=1` rewrites the results in docs/benchmarks.md, `BENCH_GO=0` skips the Go
 # benchmarks (go test -bench -benchmem of collector and exporter). One SSH server per cluster
 # runs in the fake's process: the open files limit is raised as far as the hard limit allows.
 BENCH_CLUSTERS ?= 10 100 1000 5000 10000 10000@64
@@ -123,7 +123,7 @@ BENCH_FLAGS    ?=
 bench:
 	ulimit -n 65536 2>/dev/null || ulimit -n $$(ulimit -Hn); \
 	BENCH_COMMAND='make bench BENCH_CLUSTERS="$(BENCH_CLUSTERS)"$(if $(BENCH_UPDATE), BENCH_UPDATE=$(BENCH_UPDATE))$(if $(filter-out 1,$(BENCH_GO)), BENCH_GO=$(BENCH_GO))$(if $(BENCH_FLAGS), BENCH_FLAGS="$(BENCH_FLAGS)")' \
-	$(GO) run ./test/bench -clusters "$(BENCH_CLUSTERS)" $(if $(filter 1,$(BENCH_GO)),-go-bench) $(if $(BENCH_UPDATE),-update BENCHMARKS.md) $(BENCH_FLAGS)
+	$(GO) run ./test/bench -clusters "$(BENCH_CLUSTERS)" $(if $(filter 1,$(BENCH_GO)),-go-bench) $(if $(BENCH_UPDATE),-update docs/benchmarks.md) $(BENCH_FLAGS)
 
 # The soak (exporter/soak_test.go): 1,000 short cycles against the simulator with random faults,
 # then checks for leaked goroutines, heap growth and lost or doubled announcements. Takes a few

@@ -1,6 +1,6 @@
 package exporter
 
-// Faults the exporter must survive (the fault matrix of RELIABILITY.md): for each one it keeps
+// Faults the exporter must survive (the fault matrix of docs/reliability.md): for each one it keeps
 // serving /metrics from its last good snapshot, invents no finding, resolves none falsely, loses
 // and doubles no announcement, and says what is wrong in one clear log line and a metric.
 

@@ -344,7 +344,7 @@ func soakGoroutines() []string {
 	return out
 }
 
-// report logs the soak's figures, the ones RELIABILITY.md records.
+// report logs the soak's figures, the ones docs/reliability.md records.
 func (r *soakRun) report(m map[string]float64, d time.Duration, before, after int) {
 	t := r.t
 	var kinds []string

@@ -9,7 +9,7 @@
 // injected latencies, and a one-cluster-at-a-time check (a process of its own, see
 // sequential.go) measured against the same fake.
 //
-//	go run ./test/bench -clusters "10 100 1000 5000" [-update BENCHMARKS.md] [-go-bench]
+//	go run ./test/bench -clusters "10 100 1000 5000" [-update docs/benchmarks.md] [-go-bench]
 package main
 
 import (
@@ -84,7 +84,7 @@ func main() {
 	flag.IntVar(&o.metricsRequests, "metrics-requests", 200, "GET /metrics requests spread over the warm cycle")
 	flag.IntVar(&o.idleRequests, "idle-requests", 50, "GET /metrics requests between cycles")
 	flag.IntVar(&o.seqSample, "seq-sample", 100, "clusters the one-at-a-time check visits per world (more clusters: extrapolated linearly)")
-	flag.StringVar(&o.update, "update", "", "rewrite the results section of this file (BENCHMARKS.md)")
+	flag.StringVar(&o.update, "update", "", "rewrite the results section of this file (docs/benchmarks.md)")
 	flag.BoolVar(&o.goBench, "go-bench", false, "also run the Go benchmarks of collector and exporter (go test -bench -benchmem)")
 	flag.BoolVar(&o.goBenchOnly, "go-bench-only", false, "run only the Go benchmarks")
 	flag.StringVar(&o.goBenchTime, "go-benchtime", "1s", "-benchtime of the Go benchmarks")
@@ -260,7 +260,7 @@ func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "%s  %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
 }
 
-// commandLine is how this run was started, for BENCHMARKS.md.
+// commandLine is how this run was started, for docs/benchmarks.md.
 func commandLine() string {
 	if c := os.Getenv("BENCH_COMMAND"); c != "" {
 		return c

@@ -140,7 +140,7 @@ type report struct {
 	Finished time.Time         `json:"finished"`
 }
 
-// sections are the generated parts of BENCHMARKS.md, each between its markers.
+// sections are the generated parts of docs/benchmarks.md, each between its markers.
 type sections struct {
 	results string // empty when no world ran
 	goBench string // empty when the Go benchmarks did not run
