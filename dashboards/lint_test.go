@@ -196,17 +196,17 @@ func TestQueriesSubstitutes(t *testing.T) {
 	}
 }
 
-// TestReadmeDescribesEveryPanel keeps README.md, which describes the panels, in step.
-func TestReadmeDescribesEveryPanel(t *testing.T) {
+// TestDocsDescribeEveryPanel keeps docs/alerting.md, which describes the panels, in step.
+func TestDocsDescribeEveryPanel(t *testing.T) {
 	t.Parallel()
-	readme, err := os.ReadFile("../README.md")
+	doc, err := os.ReadFile("../docs/alerting.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for file, d := range loadAll(t) {
 		for _, p := range d.allPanels() {
-			if p.Type != "row" && !strings.Contains(string(readme), "**"+p.Title+"**") {
-				t.Errorf("README.md does not describe panel %q of %s", p.Title, file)
+			if p.Type != "row" && !strings.Contains(string(doc), "**"+p.Title+"**") {
+				t.Errorf("docs/alerting.md does not describe panel %q of %s", p.Title, file)
 			}
 		}
 	}

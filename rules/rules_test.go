@@ -126,14 +126,14 @@ func TestEveryAlertIsTested(t *testing.T) {
 	}
 }
 
-func TestReadmeDescribesEveryAlert(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+func TestDocsDescribeEveryAlert(t *testing.T) {
+	doc, err := os.ReadFile("../docs/alerting.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, a := range wantAlerts {
-		if !strings.Contains(string(readme), "`"+a+"`") {
-			t.Errorf("README.md does not describe %s", a)
+		if !strings.Contains(string(doc), "`"+a+"`") {
+			t.Errorf("docs/alerting.md does not describe %s", a)
 		}
 	}
 }
