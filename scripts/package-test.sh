@@ -8,7 +8,7 @@
 # The machine is left as it was, except for the system user, which purge keeps (as Debian does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export GOTOOLCHAIN=${GOTOOLCHAIN:-go1.27.3}
+export GOTOOLCHAIN=${GOTOOLCHAIN:-$(cat "$(dirname "$0")/../.go-version")}
 
 name=cks-drift-exporter
 user=cks-drift-exporter

@@ -59,6 +59,9 @@ var shared struct {
 // never passes by skipping.
 func Start(t testing.TB) *DB {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("mariadbtest: a real MariaDB, skipped with -short")
+	}
 	shared.once.Do(func() { shared.db, shared.skip, shared.err = start() })
 	switch {
 	case shared.err != nil:

@@ -15,9 +15,13 @@ func InCI() bool {
 }
 
 // Require returns the path of a command found on PATH (or given as an absolute path), skipping
-// the test when it is missing, or failing it in CI, so that CI cannot pass silently.
+// the test when it is missing, or failing it in CI, so that CI cannot pass silently. With -short
+// (make test-short, the inner loop) a test that runs a real program is skipped.
 func Require(t testing.TB, name, hint string) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip(name + " is a real program: skipped with -short")
+	}
 	path, err := exec.LookPath(name)
 	if err == nil {
 		return path
