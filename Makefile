@@ -54,6 +54,13 @@ test-short:
 demo:
 	$(GO) run ./cmd/cks-drift-demo $(DEMO_FLAGS)
 
+# The generated references: the metrics table of docs/metrics.md (from the registered metric
+# families) and the keys of docs/configuration.md (from the configuration's Go types, comments and
+# defaults). docs/references_test.go fails when either is stale.
+.PHONY: docs
+docs:
+	$(GO) test -count=1 -run '^TestGeneratedReferences$$' ./docs -update
+
 # gofmt, go vet, staticcheck and an untidy go.mod all fail the lint; .ci/run runs it before the tests.
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

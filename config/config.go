@@ -26,7 +26,7 @@ type Config struct {
 // Inventory says where clusters, VM maps and VMs are read from. The API cannot show map rows
 // whose VM was expunged or never existed; the database can.
 type Inventory struct {
-	Source InventorySource `yaml:"source"`
+	Source InventorySource `yaml:"source"` // api (the CloudStack API) or database (CloudStack's database, read-only: sees every map row).
 }
 
 // InventorySource names a source of the inventory.
@@ -43,41 +43,41 @@ const (
 // database. DSN is in go-sql-driver/mysql's form, user:password@tcp(host:3306)/cloud; it holds a
 // password, so it is a secret, given inline (as "${VAR}") or in DSNFile.
 type Database struct {
-	DSN             Secret        `yaml:"dsn,omitempty"`
-	DSNFile         string        `yaml:"dsn_file,omitempty"`
-	MaxOpenConns    int           `yaml:"max_open_conns"`
-	MaxIdleConns    int           `yaml:"max_idle_conns"`
-	ConnMaxLifetime time.Duration `yaml:"conn_max_lifetime"`
-	QueryTimeout    time.Duration `yaml:"query_timeout"`
+	DSN             Secret        `yaml:"dsn,omitempty"`      // user:password@tcp(host:3306)/cloud (go-sql-driver/mysql), inline (as "${VAR}"); or dsn_file.
+	DSNFile         string        `yaml:"dsn_file,omitempty"` // A file holding the DSN.
+	MaxOpenConns    int           `yaml:"max_open_conns"`     // Connections to the database at most.
+	MaxIdleConns    int           `yaml:"max_idle_conns"`     // Idle connections kept between cycles.
+	ConnMaxLifetime time.Duration `yaml:"conn_max_lifetime"`  // A connection is closed after this long.
+	QueryTimeout    time.Duration `yaml:"query_timeout"`      // Bounds one query.
 }
 
 // CloudStack says how to reach the CloudStack API. After loading, APIKey and
 // SecretKey hold the keys whether they were written inline or in files; the
 // *File fields are kept so a reload reads the files again.
 type CloudStack struct {
-	Endpoint           string        `yaml:"endpoint"`
-	APIKey             Secret        `yaml:"api_key,omitempty"`
-	APIKeyFile         string        `yaml:"api_key_file,omitempty"`
-	SecretKey          Secret        `yaml:"secret_key,omitempty"`
-	SecretKeyFile      string        `yaml:"secret_key_file,omitempty"`
-	CAFile             string        `yaml:"ca_file"`
-	InsecureSkipVerify bool          `yaml:"insecure_skip_verify"`
-	Timeout            time.Duration `yaml:"timeout"`
-	PageSize           int           `yaml:"page_size"`
+	Endpoint           string        `yaml:"endpoint"`                  // The management server's API URL, e.g. https://cloud.example.com/client/api (required).
+	APIKey             Secret        `yaml:"api_key,omitempty"`         // A root admin's API key, inline (as "${VAR}"); or api_key_file.
+	APIKeyFile         string        `yaml:"api_key_file,omitempty"`    // A file holding the API key (read whole, white space trimmed).
+	SecretKey          Secret        `yaml:"secret_key,omitempty"`      // The secret key of api_key, inline (as "${VAR}"); or secret_key_file.
+	SecretKeyFile      string        `yaml:"secret_key_file,omitempty"` // A file holding the secret key.
+	CAFile             string        `yaml:"ca_file"`                   // The CA of the API's TLS certificate, instead of the system roots.
+	InsecureSkipVerify bool          `yaml:"insecure_skip_verify"`      // Skip the API's TLS verification (labs only; logged at WARN).
+	Timeout            time.Duration `yaml:"timeout"`                   // Bounds one API request.
+	PageSize           int           `yaml:"page_size"`                 // Items per list page, 1..500 (CloudStack's default.page.size).
 }
 
 // Check holds the on/off setting and the pace of the check cycle. Enabled is
 // read on every reload, so an operator can pause checking without a restart.
 type Check struct {
-	Enabled         bool          `yaml:"enabled"`
-	Interval        time.Duration `yaml:"interval"`
-	GracePeriod     time.Duration `yaml:"grace_period"`
-	Concurrency     int           `yaml:"concurrency"`
-	IncludeProjects bool          `yaml:"include_projects"`
+	Enabled         bool          `yaml:"enabled"`          // The on/off setting: false reads nothing from CloudStack, opens no SSH session and announces nothing; read on every reload.
+	Interval        time.Duration `yaml:"interval"`         // Time between the starts of two cycles.
+	GracePeriod     time.Duration `yaml:"grace_period"`     // VMs younger than this are never flagged.
+	Concurrency     int           `yaml:"concurrency"`      // Clusters whose nodes are listed at once (SSH sessions or API requests), 1..1024.
+	IncludeProjects bool          `yaml:"include_projects"` // Also check project-owned clusters (listed with projectid=-1).
 	// Shard and TotalShards split the clusters between replicas, as kube-state-metrics does:
 	// a replica checks and announces the clusters whose uuid hashes to its shard.
 	Shard       int `yaml:"shard"`
-	TotalShards int `yaml:"total_shards"`
+	TotalShards int `yaml:"total_shards"` // The number of shards the clusters are split into; see check.shard.
 	// NodeSource says where each cluster's Kubernetes nodes are listed from.
 	NodeSource NodeSource `yaml:"node_source"`
 }
@@ -86,13 +86,13 @@ type Check struct {
 // kubectl. Port 0 means the port is discovered from the cluster's
 // port-forwarding rules, which is how CKS exposes SSH.
 type SSH struct {
-	User           string        `yaml:"user"`
-	PrivateKeyFile string        `yaml:"private_key_file"`
-	KnownHostsFile string        `yaml:"known_hosts_file"`
-	HostKeyPolicy  HostKeyPolicy `yaml:"host_key_policy"`
-	Port           int           `yaml:"port"`
-	Timeout        time.Duration `yaml:"timeout"`
-	KubectlCommand string        `yaml:"kubectl_command"`
+	User           string        `yaml:"user"`             // The login user where CloudStack recorded none for a cluster (its controlNodeLoginUser detail wins; core for clusters created up to 4.16.0).
+	PrivateKeyFile string        `yaml:"private_key_file"` // The key CKS puts on its nodes: the management server's ~/.ssh/id_rsa.
+	KnownHostsFile string        `yaml:"known_hosts_file"` // The host keys accepted with host_key_policy strict.
+	HostKeyPolicy  HostKeyPolicy `yaml:"host_key_policy"`  // strict (known_hosts_file), pin (the first key a node shows, then only it) or insecure.
+	Port           int           `yaml:"port"`             // 0 discovers the port from the cluster's port-forwarding rules; another value is used for every cluster.
+	Timeout        time.Duration `yaml:"timeout"`          // Bounds connect, handshake and command of one cluster.
+	KubectlCommand string        `yaml:"kubectl_command"`  // The command run on the first control node; it prints node/<name> or <name> <kubelet version> lines.
 	// MaxNodes bounds the node list of one cluster: a longer one is not a real cluster's and
 	// makes the node side unreadable for that cycle.
 	MaxNodes int `yaml:"max_nodes"`
@@ -119,15 +119,15 @@ const (
 // Notifier says what is announced to CloudStack. MaxAlertsPerCycle caps the
 // alerts so that a cloud-wide problem does not flood the alert list.
 type Notifier struct {
-	Enabled bool `yaml:"enabled"`
+	Enabled bool `yaml:"enabled"` // Announce new findings and resolutions to CloudStack.
 	// Mode says what drives the announcements: "direct", the exporter's own cycle, or
 	// "alertmanager", the drift alerts that Alertmanager sends to /alertmanager/webhook (for
 	// setups with several Prometheus servers or exporter replicas, where Alertmanager
 	// de-duplicates).
 	Mode              NotifierMode `yaml:"mode"`
-	Annotations       bool         `yaml:"annotations"`
-	Alerts            bool         `yaml:"alerts"`
-	MaxAlertsPerCycle int          `yaml:"max_alerts_per_cycle"`
+	Annotations       bool         `yaml:"annotations"`          // One admins-only annotation on the cluster per event.
+	Alerts            bool         `yaml:"alerts"`               // One CloudStack alert (generateAlert) per new finding.
+	MaxAlertsPerCycle int          `yaml:"max_alerts_per_cycle"` // The alert cap: alerts for new findings per cycle across all clusters; the rest go into one summary alert.
 	// MaxAnnotationsPerCluster caps the annotations one cluster gets per cycle (per check
 	// interval in alertmanager mode); past it one summary annotation says how many more
 	// findings there are, so that one cluster cannot make the notifier write without bound.
@@ -139,13 +139,13 @@ type Notifier struct {
 	// http_config.authorization), required in alertmanager mode; inline (as "${VAR}") or in
 	// WebhookTokenFile.
 	WebhookToken     Secret `yaml:"webhook_token,omitempty"`
-	WebhookTokenFile string `yaml:"webhook_token_file,omitempty"`
+	WebhookTokenFile string `yaml:"webhook_token_file,omitempty"` // A file holding webhook_token.
 	// AlertTypeMin and AlertTypeMax bound the alert types the notifier uses, one per open
 	// finding (CloudStack keeps only one un-archived alert per type and zone); the highest is
 	// kept for the summary of capped findings. The range must stay clear of CloudStack's
 	// built-in alert types.
 	AlertTypeMin int `yaml:"alert_type_min"`
-	AlertTypeMax int `yaml:"alert_type_max"`
+	AlertTypeMax int `yaml:"alert_type_max"` // The highest alert type, kept for the summary alert; see alert_type_min.
 	// FindingsURL is the exporter's /findings address as operators reach it, named in the
 	// summary alert; empty names the path only.
 	FindingsURL string `yaml:"findings_url"`
@@ -164,7 +164,7 @@ const (
 // Storage says where the findings and their notification state are kept, so
 // that a restart does not announce known drift again.
 type Storage struct {
-	Path string `yaml:"path"`
+	Path string `yaml:"path"` // The state file (bbolt): what was announced, first-seen times and pinned host keys. It cannot change while running.
 }
 
 // defaults returns the configuration used for every key the file leaves out.

@@ -19,8 +19,8 @@ const (
 // cluster (for instance a service account that may only list nodes); a cluster without a file
 // there uses the kubeconfig CloudStack returns for it.
 type KubernetesAPI struct {
-	KubeconfigDir string        `yaml:"kubeconfig_dir"`
-	Timeout       time.Duration `yaml:"timeout"`
+	KubeconfigDir string        `yaml:"kubeconfig_dir"` // Optional: <cluster uuid>.conf files (e.g. read-only service accounts) used instead of the kubeconfig getKubernetesClusterConfig returns.
+	Timeout       time.Duration `yaml:"timeout"`        // Bounds the node listing of one cluster.
 }
 
 // nodeSource checks check.node_source and the kubernetes_api section.

@@ -4,13 +4,30 @@ import (
 	"sort"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
+
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 )
 
 // MetricNames returns the name of every metric family the exporter can emit, for the tests that
-// fail when a rule or a dashboard names a metric that does not exist. It gathers a registry like
-// the exporter's over a snapshot in which every series is present.
+// fail when a rule or a dashboard names a metric that does not exist.
 func MetricNames() ([]string, error) {
+	families, err := MetricFamilies()
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(families))
+	for _, f := range families {
+		names = append(names, f.GetName())
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// MetricFamilies gathers a registry like the exporter's over a snapshot in which every series is
+// present: every family the exporter can emit, with its type, HELP and labels (docs/metrics.md
+// is made from them).
+func MetricFamilies() ([]*dto.MetricFamily, error) {
 	now := time.Now()
 	full := &collector.Snapshot{
 		Start: now, End: now, Success: true, Enabled: true, LastSuccess: now,
@@ -23,14 +40,5 @@ func MetricNames() ([]string, error) {
 	e := &Exporter{}
 	e.snapshot.Store(full)
 	e.live = e.newLiveRegistry()
-	families, err := e.gatherer().Gather()
-	if err != nil {
-		return nil, err
-	}
-	names := make([]string, 0, len(families))
-	for _, f := range families {
-		names = append(names, f.GetName())
-	}
-	sort.Strings(names)
-	return names, nil
+	return e.gatherer().Gather()
 }

@@ -40,6 +40,7 @@ func (e *Exporter) Run(ctx context.Context, o ServeOptions) error {
 		}
 	}
 	conns := newConnTable(e.httpLimits.MaxConnections, e.conns)
+	conns.track(srv)
 	for i, l := range ls {
 		ls[i] = conns.listener(l)
 	}
