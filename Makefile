@@ -20,7 +20,6 @@ LDFLAGS   := -s -w \
 	-X github.com/prometheus/common/version.Branch=$(BRANCH) \
 	-X github.com/prometheus/common/version.BuildUser=make \
 	-X github.com/prometheus/common/version.BuildDate=$(shell date -u +%Y%m%d-%H:%M:%S)
-STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 .PHONY: all build test demo lint fmt clean package chart
 
@@ -62,11 +61,19 @@ docs:
 	$(GO) test -count=1 -run '^TestGeneratedReferences$$' ./docs -update
 
 # gofmt, go vet, staticcheck and an untidy go.mod all fail the lint; .ci/run runs it before the tests.
-lint:
+# Every tool is pinned the same way: a module of its own under tools/ whose go.mod names it with a
+# tool directive (staticcheck, govulncheck, helm, nfpm, the Kubernetes control plane), built into
+# build/ once and reused while it is up to date.
+STATICCHECK := $(CURDIR)/build/staticcheck
+.PHONY: staticcheck
+staticcheck:
+	$(GO) -C tools/staticcheck build -o $(STATICCHECK) honnef.co/go/tools/cmd/staticcheck
+
+lint: staticcheck
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	@for m in $(MODULES); do \
 	  echo "lint: $$m"; \
-	  (cd $$m && $(GO) mod tidy -diff && $(GO) vet ./... && $(GO) run $(STATICCHECK) ./...) || exit 1; \
+	  (cd $$m && $(GO) mod tidy -diff && $(GO) vet ./... && $(STATICCHECK) ./...) || exit 1; \
 	done
 
 fmt:

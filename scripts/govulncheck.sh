@@ -16,7 +16,6 @@
 #   other  the tools could not be installed or the scan failed
 #
 # Environment:
-#   GOVULNCHECK_VERSION  govulncheck to install (default v1.9.0)
 #   VULNDB_VERSION       version of golang.org/x/vulndb, the database (default latest)
 #   GOVULNCHECK_DB       an existing database directory to use instead of building one
 #   GOVULNCHECK_CACHE    where built indexes are kept, one per vulndb version (default
@@ -26,7 +25,6 @@
 #   KEEP_TMP=1           keep the scratch directory (database, JSON report) for inspection
 set -euo pipefail
 
-GOVULNCHECK_VERSION=${GOVULNCHECK_VERSION:-v1.9.0}
 VULNDB_VERSION=${VULNDB_VERSION:-latest}
 
 strict=0
@@ -54,9 +52,10 @@ else
 fi
 step() { printf '==> %s (%ss)\n' "$*" "$SECONDS" >&2; }
 
-# 1. govulncheck itself, into the scratch directory (not into the user's GOBIN).
-step "installing golang.org/x/vuln/cmd/govulncheck@$GOVULNCHECK_VERSION"
-GOBIN="$tmp/bin" go install "golang.org/x/vuln/cmd/govulncheck@$GOVULNCHECK_VERSION"
+# 1. govulncheck itself, at the version tools/govulncheck pins (as every tool is), into the scratch
+# directory.
+step "building govulncheck from tools/govulncheck"
+go -C "$repo/tools/govulncheck" build -o "$tmp/bin/govulncheck" golang.org/x/vuln/cmd/govulncheck
 govulncheck="$tmp/bin/govulncheck"
 
 # 2. The database: golang.org/x/vulndb's OSV files, indexed by its own cmd/indexdb. The module is
