@@ -1,9 +1,9 @@
 # Multi-stage build: a static binary on a minimal base, running as a non-root user.
 #   docker build --build-arg REVISION=$(git rev-parse HEAD) .
 # GO_VERSION's default is .go-version's without "go" (packaging/packaging_test.go checks that they
-# agree): the
-# base image's Go builds, with nothing downloaded by the build. The version is the VERSION file's,
-# read by make build; .git is not in the context (.dockerignore), so the revision is an argument.
+# agree): the base image's Go builds, with nothing downloaded by the build. The version is the
+# VERSION file's, read by make build; .git is not in the context (.dockerignore), so the revision
+# is an argument.
 ARG GO_VERSION=1.27.3
 FROM golang:${GO_VERSION}-bookworm AS build
 ARG REVISION=unknown

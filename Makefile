@@ -122,12 +122,19 @@ image: build
 
 # The .deb and .rpm (packaging/nfpm.yaml) in dist/, built with nFPM at the version tools/nfpm
 # pins: no other toolchain. The version is VERSION's, the binary `make build`'s; PKG_RELEASE is
-# the package revision of one version.
+# the package revision of one version. Beside the binary: its manual page (packaging/manpage.sh)
+# and the Debian changelog, dated by the commit so that two builds of one commit agree.
 PKG_VERSION ?= $(VERSION)
 PKG_RELEASE ?= 1
 PKG_ARCH    ?= $(shell $(GO) env GOARCH)
+PKG_DATE    := $(shell git log -1 --format=%aD 2>/dev/null || date -R)
 package: build
 	$(GO) -C tools/nfpm build -o $(CURDIR)/build/nfpm github.com/goreleaser/nfpm/v2/cmd/nfpm
+	packaging/manpage.sh ./$(BINARY) '$(PKG_VERSION)' "$$(date -u -d '$(PKG_DATE)' +%F)" | gzip -9n >build/$(BINARY).1.gz
+	printf '%s (%s-%s) unstable; urgency=medium\n\n  * Release %s (%s).\n\n -- %s  %s\n' \
+	  $(BINARY) '$(PKG_VERSION)' '$(PKG_RELEASE)' '$(PKG_VERSION)' '$(REVISION)' \
+	  'cks-drift-exporter maintainers <cks-drift-exporter@users.noreply.github.com>' '$(PKG_DATE)' \
+	  | gzip -9n >build/changelog.Debian.gz
 	mkdir -p dist
 	for p in deb rpm; do \
 	  PKG_VERSION='$(PKG_VERSION)' PKG_RELEASE='$(PKG_RELEASE)' PKG_ARCH='$(PKG_ARCH)' \

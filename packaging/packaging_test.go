@@ -5,9 +5,51 @@ package packaging
 import (
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 )
+
+// TestShippedConfigSetsOnlyWhatAnInstallMust: the packaged configuration is the defaults but for
+// the endpoint, the keys and the SSH key, so that an upgrade brings every new default. A key
+// added to it fails here: set its default in config/defaults.go instead.
+func TestShippedConfigSetsOnlyWhatAnInstallMust(t *testing.T) {
+	t.Setenv("CS_API_KEY", "example-api-key")
+	t.Setenv("CS_SECRET_KEY", "example-secret-key")
+	got, err := config.Load("cks-drift-exporter.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := config.Defaults()
+	want.CloudStack.Endpoint = "https://cloud.example.com/client/api"
+	// The keys come from the environment file; the SSH key is where docs/install.md puts
+	// it, and purge removes it.
+	want.CloudStack.APIKey, want.CloudStack.SecretKey = "example-api-key", "example-secret-key"
+	want.SSH.PrivateKeyFile = "/etc/cks-drift-exporter/ssh-key"
+	if diff := cmp.Diff(want, *got); diff != "" {
+		t.Errorf("cks-drift-exporter.yml sets more than an install must (-want +got):\n%s", diff)
+	}
+	// A key spelled out at its default value would pin it across upgrades just the same.
+	var keys map[string]map[string]any
+	if err := yaml.Unmarshal([]byte(read(t, "cks-drift-exporter.yml")), &keys); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for section, m := range keys {
+		for key := range m {
+			names = append(names, section+"."+key)
+		}
+	}
+	slices.Sort(names)
+	if want := []string{"cloudstack.api_key", "cloudstack.endpoint", "cloudstack.secret_key", "ssh.private_key_file"}; !slices.Equal(names, want) {
+		t.Errorf("cks-drift-exporter.yml sets %v, want only %v", names, want)
+	}
+}
 
 // TestOneVersion: the version and the Go release are written once (VERSION, .go-version); the
 // Dockerfile's argument defaults and the chart's appVersion, which cannot read a file, repeat
