@@ -22,9 +22,10 @@ var (
 	checkedDesc     = desc("cluster_checked", "1 if the cluster was checked in the last cycle, 0 if it was skipped (cached).", "cluster_id", "cluster_name")
 	reachableDesc   = desc("kubectl_reachable", "1 if the cluster's node list was read with kubectl in its last check (cached).", "cluster_id", "cluster_name")
 	findingsDesc    = desc("findings", "Active findings of VM map drift per cluster and kind (cached from the last cycle).", "cluster_id", "cluster_name", "kind")
-	findingDesc     = desc("finding", "One series per active finding of VM map drift, at most check.max_finding_series_per_cluster per cluster, its oldest (cached from the last cycle).", "cluster_id", "cluster_name", "kind", "vm_id", "vm_name")
-	omittedDesc     = desc("finding_series_omitted", "Active findings of the cluster left out of cks_drift_finding by check.max_finding_series_per_cluster; only when some are (cached from the last cycle).", "cluster_id", "cluster_name")
+	findingDesc     = desc("finding", "One series per active finding of VM map drift (cached from the last cycle).", "cluster_id", "cluster_name", "kind", "vm_id", "vm_name")
 	kubectlFailDesc = desc("kubectl_failures_total", "Node listings with kubectl over SSH that failed, by reason, since the exporter started.", "reason")
+	acceptedDesc    = desc("accepted_findings", "Findings an operator's accept rule accepts, per cluster and kind, not in cks_drift_finding and never announced; kinds without one are left out (cached from the last cycle).", "cluster_id", "cluster_name", "kind")
+	acceptRulesDesc = desc("accept_rules", "The configuration's accept rules by what they did in the last cycle: matched (accepts a finding), unmatched, expired (past until) or ambiguous (a cluster name that several clusters have, so it accepts nothing) (cached from the last cycle).", "state")
 	shardDesc       = desc("shard_ordinal", "The shard of the clusters this replica checks (check.shard).")
 	totalShardsDesc = desc("total_shards", "The number of shards the clusters are split into (check.total_shards).")
 )
@@ -143,6 +144,26 @@ func byID(a, b ClusterStatus) int { return cmp.Compare(a.Cluster.ID, b.Cluster.I
 // families are the check's metric families, in the order an exposition lists them (by name;
 // TestChunksMatchCollect holds it).
 var families = []family{
+	{desc: acceptRulesDesc, series: func(emit emitter, s *Snapshot, _ ClusterStatus) {
+		perUse := map[RuleUse]int{}
+		for _, r := range s.AcceptRules {
+			perUse[r.Use]++
+		}
+		for _, u := range []RuleUse{RuleAmbiguous, RuleExpired, RuleMatched, RuleUnmatched} {
+			emit(prometheus.GaugeValue, float64(perUse[u]), string(u))
+		}
+	}},
+	{desc: acceptedDesc, perCluster: true, order: byID, series: func(emit emitter, _ *Snapshot, cs ClusterStatus) {
+		perKind := make(map[Kind]int)
+		for _, a := range cs.Accepted {
+			perKind[a.Kind]++
+		}
+		for _, k := range Kinds {
+			if perKind[k] > 0 {
+				emit(prometheus.GaugeValue, float64(perKind[k]), cs.Cluster.ID, cs.Cluster.Name, string(k))
+			}
+		}
+	}},
 	{desc: enabledDesc, series: func(emit emitter, s *Snapshot, _ ClusterStatus) { emit(prometheus.GaugeValue, boolValue(s.Enabled)) }},
 	{desc: checkedDesc, perCluster: true, order: byID, series: func(emit emitter, _ *Snapshot, cs ClusterStatus) {
 		emit(prometheus.GaugeValue, boolValue(cs.Checked), cs.Cluster.ID, cs.Cluster.Name)
@@ -166,15 +187,9 @@ var families = []family{
 		emit(prometheus.CounterValue, float64(s.CycleFailures))
 	}},
 	{desc: cyclesDesc, series: func(emit emitter, s *Snapshot, _ ClusterStatus) { emit(prometheus.CounterValue, float64(s.Cycles)) }},
-	{desc: findingDesc, perCluster: true, order: byID, series: func(emit emitter, s *Snapshot, cs ClusterStatus) {
-		shown, _ := findingSeries(cs, s.FindingSeriesLimit)
-		for _, f := range shown {
+	{desc: findingDesc, perCluster: true, order: byID, series: func(emit emitter, _ *Snapshot, cs ClusterStatus) {
+		for _, f := range cs.Findings() {
 			emit(prometheus.GaugeValue, 1, cs.Cluster.ID, cs.Cluster.Name, string(f.Kind), f.VMID, f.VMName)
-		}
-	}},
-	{desc: omittedDesc, perCluster: true, order: byID, series: func(emit emitter, s *Snapshot, cs ClusterStatus) {
-		if _, omitted := findingSeries(cs, s.FindingSeriesLimit); omitted > 0 {
-			emit(prometheus.GaugeValue, float64(omitted), cs.Cluster.ID, cs.Cluster.Name)
 		}
 	}},
 	{desc: findingsDesc, perCluster: true, order: byID, series: func(emit emitter, _ *Snapshot, cs ClusterStatus) {

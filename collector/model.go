@@ -125,6 +125,12 @@ func (k Kind) Side() Side {
 	return SideVM
 }
 
+// PerCluster reports whether findings of the kind are about the whole cluster, with no VM or
+// node of their own.
+func (k Kind) PerCluster() bool {
+	return k == KindVMMapIncomplete
+}
+
 // Finding is one piece of drift in one cluster.
 type Finding struct {
 	Kind    Kind   `json:"kind"`

@@ -24,6 +24,9 @@ type ClusterStatus struct {
 	NodesEvaluated bool
 	VM             []Finding
 	Node           []Finding
+	// Accepted holds the findings of either side that an operator's rule accepts (see Accept):
+	// not in VM or Node, so never announced nor counted as drift.
+	Accepted []AcceptedFinding
 }
 
 // Findings returns both sides' findings.
@@ -41,14 +44,13 @@ type Snapshot struct {
 	Enabled  bool
 	Shard    Shard
 	Clusters []ClusterStatus // by name, then id; only the shard's
-	// FindingSeriesLimit bounds the cks_drift_finding series of one cluster
-	// (check.max_finding_series_per_cluster); 0: no bound.
-	FindingSeriesLimit int
 
 	LastSuccess      time.Time
 	Cycles           uint64
 	CycleFailures    uint64
 	NodeListFailures map[string]uint64 // by reason, since start
+	// AcceptRules says what each accept rule did in the last cycle that read the inventory.
+	AcceptRules []RuleReport
 }
 
 // Checkable reports whether a cluster is compared in a cycle: CloudManaged clusters in Running or
@@ -88,7 +90,7 @@ func EvaluateShard(prev []ClusterStatus, inv Inventory, nodes map[string]NodeLis
 		if !shard.Owns(c.ID) {
 			continue
 		}
-		p := before[c.ID]
+		p := before[c.ID].withAccepted() // the rules are applied afresh to every finding
 		if !Checkable(c) {
 			out = append(out, ClusterStatus{Cluster: c, NodesReachable: p.NodesReachable, NodesError: p.NodesError,
 				NodesDetail: p.NodesDetail, VM: slices.Clone(p.VM), Node: slices.Clone(p.Node)})
@@ -116,6 +118,25 @@ func EvaluateShard(prev []ClusterStatus, inv Inventory, nodes map[string]NodeLis
 		return out[i].Cluster.ID < out[j].Cluster.ID
 	})
 	return out
+}
+
+// withAccepted returns s with its accepted findings back on their sides, as the engine found them.
+func (s ClusterStatus) withAccepted() ClusterStatus {
+	if len(s.Accepted) == 0 {
+		return s
+	}
+	s.VM, s.Node = slices.Clone(s.VM), slices.Clone(s.Node)
+	for _, a := range s.Accepted {
+		if a.Kind.Side() == SideNode {
+			s.Node = append(s.Node, a.Finding)
+		} else {
+			s.VM = append(s.VM, a.Finding)
+		}
+	}
+	s.Accepted = nil
+	sortFindings(s.VM)
+	sortFindings(s.Node)
+	return s
 }
 
 // FirstSeenMemory returns the first-seen time remembered for a finding of a cluster across

@@ -61,7 +61,7 @@ func (w *walker) visit(n *yaml.Node, key string, aliased, skipped bool) {
 		}
 		return
 	}
-	t, known := schema.types[key]
+	t, known := schema.lookup(key)
 	if !known {
 		return // an unknown key, recorded by its mapping
 	}
@@ -84,13 +84,22 @@ func (w *walker) visit(n *yaml.Node, key string, aliased, skipped bool) {
 		for i := 0; i+1 < len(value.Content); i += 2 {
 			k := value.Content[i]
 			child := join(key, keyName(k))
-			if _, ok := schema.types[child]; !ok {
+			if _, ok := schema.lookup(child); !ok {
 				if !skipped {
 					w.unknown = append(w.unknown, located{key: key, node: k, value: resolve(k)})
 				}
 				continue
 			}
 			w.visit(value.Content[i+1], child, aliased, skipped)
+		}
+	case yaml.SequenceNode:
+		// A list of sections (accept): each item is checked as a section of its own, named by
+		// its index, accept[0].
+		if !isSectionList(t) {
+			return
+		}
+		for i, item := range value.Content {
+			w.visit(item, fmt.Sprintf("%s[%d]", key, i), aliased, skipped)
 		}
 	case yaml.ScalarNode:
 		if !aliased {
@@ -174,7 +183,7 @@ func (w *walker) secrets() map[*yaml.Node]bool {
 		}
 	}
 	for _, l := range w.values {
-		if schema.types[l.key] == reflect.TypeFor[Secret]() {
+		if t, _ := schema.lookup(l.key); t == reflect.TypeFor[Secret]() {
 			mark(l.value)
 		}
 	}
@@ -212,6 +221,10 @@ func newKeySchema(t reflect.Type) keySchema {
 
 func (s keySchema) add(key string, t reflect.Type) {
 	s.types[key] = t
+	if isSectionList(t) {
+		s.add(key+"[]", t.Elem()) // the items of a list of sections, whatever their index
+		return
+	}
 	if t.Kind() != reflect.Struct {
 		return
 	}
@@ -220,6 +233,20 @@ func (s keySchema) add(key string, t reflect.Type) {
 		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
 		s.add(join(key, name), f.Type)
 	}
+}
+
+// isSectionList reports whether t is a list of sections, such as accept.
+func isSectionList(t reflect.Type) bool {
+	return t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct
+}
+
+// listIndex is the index of an item in a dotted key, accept[2].kind.
+var listIndex = regexp.MustCompile(`\[\d+\]`)
+
+// lookup returns the type of a dotted key, items of lists named by their index.
+func (s keySchema) lookup(key string) (reflect.Type, bool) {
+	t, ok := s.types[listIndex.ReplaceAllString(key, "[]")]
+	return t, ok
 }
 
 func join(section, key string) string {
@@ -250,10 +277,14 @@ func describe(key string, n *yaml.Node, t reflect.Type, secret bool) string {
 		return "the file must be a mapping of sections, not " + got
 	case t.Kind() == reflect.Struct:
 		return key + ": must be a mapping, not " + got
+	case t.Kind() == reflect.Slice:
+		return key + ": must be a list, not " + got
 	case n.Kind != yaml.ScalarNode:
 		return key + ": must be a single value, not " + got
 	case t == reflect.TypeFor[time.Duration]():
 		return key + ": must be a duration such as 30s or 5m, not " + got
+	case t == reflect.TypeFor[Until]():
+		return key + ": must be a date such as 2027-03-31 or an RFC 3339 time such as 2027-03-31T18:00:00Z, not " + got
 	case t.Kind() == reflect.Bool:
 		return key + ": must be true or false, not " + got
 	case t.Kind() == reflect.Int:

@@ -33,6 +33,19 @@ var invalid = map[string]string{
 	"node-source": `check.node_source: must be ssh or kubernetes_api, not "kubectl"
 kubernetes_api.timeout: must be greater than zero`,
 	"max-nodes": `ssh.max_nodes: must be between 1 and 100000, not 0`,
+	// A rule must say which finding and why; the second rule for one finding would never apply.
+	"accept": `accept[0].kind: must be one of unmapped_vm, mapped_vm_expunged, mapped_vm_missing, vm_map_incomplete, vm_not_a_node, node_without_vm, not "unmapped_vms"
+accept[1].reason is required: say why the finding is accepted
+accept[2].cluster is required
+accept[2].vm: must be left out: kind vm_map_incomplete is about the whole cluster
+accept[2].reason is required: say why the finding is accepted
+accept[3].vm is required for kind node_without_vm (the VM's uuid or name, or the node's name)
+accept[4]: accepts the same finding as accept[1], which wins`,
+	"accept-keys": `line 10: accept[0].until: must be a date such as 2027-03-31 or an RFC 3339 time such as 2027-03-31T18:00:00Z, not "next week"
+line 13: unknown key "reasn" in accept[1]
+line 14: accept[2]: must be a mapping, not "just a string"
+accept[1].reason is required: say why the finding is accepted`,
+	"accept-not-list": `line 6: accept: must be a list, not a mapping`,
 	"database": `database.dsn or database.dsn_file is required
 database.max_open_conns: must be between 1 and 100, not 0`,
 	"alert-types": `notifier.alert_type_min: must be between 1000 and 32766, not 28
@@ -44,22 +57,14 @@ notifier.alert_type_max: must be at least 10 above notifier.alert_type_min`,
 	// one pass cannot crowd CloudStack's API.
 	"notifier-concurrency-zero": `notifier.concurrency: must be between 1 and 64, not 0`,
 	"notifier-concurrency-big":  `notifier.concurrency: must be between 1 and 64, not 65`,
-	// The bounds against a noisy tenant are never off: a lane with no worker would never list
-	// the clusters that timed out, and a zero budget would announce nothing.
-	"fair-bounds": `check.hanging_concurrency: must be between 1 and 1024, not 0
-check.max_finding_series_per_cluster: must be between 1 and 100000, not 0
-notifier.max_announcements_per_cluster_per_day: must be between 1 and 100000, not 0`,
-	"fair-bounds-big": `check.hanging_concurrency: must be between 1 and 1024, not 1025
-check.max_finding_series_per_cluster: must be between 1 and 100000, not 100001
-notifier.max_announcements_per_cluster_per_day: must be between 1 and 100000, not 100001`,
-	"webhook-token":       `notifier.webhook_token or notifier.webhook_token_file is required`,
-	"unset-variable":      `line 3: cloudstack.api_key: environment variable CS_API_KEY is not set`,
-	"missing-secret-file": `cloudstack.api_key_file: open testdata/secrets/does-not-exist: no such file or directory`,
-	"empty-secret-file":   `cloudstack.secret_key_file: testdata/secrets/empty is empty`,
-	"syntax":              `line 5: invalid YAML: could not find expected ':'`,
-	"two-documents":       `line 5: the file holds more than one YAML document`,
-	"not-a-mapping":       `line 1: the file must be a mapping of sections, not "just a string"`,
-	"section-not-mapping": `line 5: check: must be a mapping, not "5m"`,
+	"webhook-token":             `notifier.webhook_token or notifier.webhook_token_file is required`,
+	"unset-variable":            `line 3: cloudstack.api_key: environment variable CS_API_KEY is not set`,
+	"missing-secret-file":       `cloudstack.api_key_file: open testdata/secrets/does-not-exist: no such file or directory`,
+	"empty-secret-file":         `cloudstack.secret_key_file: testdata/secrets/empty is empty`,
+	"syntax":                    `line 5: invalid YAML: could not find expected ':'`,
+	"two-documents":             `line 5: the file holds more than one YAML document`,
+	"not-a-mapping":             `line 1: the file must be a mapping of sections, not "just a string"`,
+	"section-not-mapping":       `line 5: check: must be a mapping, not "5m"`,
 	"empty": `cloudstack.endpoint is required
 cloudstack.api_key or cloudstack.api_key_file is required
 cloudstack.secret_key or cloudstack.secret_key_file is required`,

@@ -170,7 +170,7 @@ func (w *walker) check() []*problem {
 			msg: fmt.Sprintf("%s: set twice (first on line %d)", name, d.first.Line)})
 	}
 	for _, l := range w.values {
-		t := schema.types[l.key]
+		t, _ := schema.lookup(l.key)
 		if l.skipped || fits(l.value, t) {
 			continue
 		}
@@ -180,10 +180,10 @@ func (w *walker) check() []*problem {
 	return ps
 }
 
-// fits reports whether yaml can decode n into a value of type t. A mapping for a section fits
-// here; its keys are checked one by one.
+// fits reports whether yaml can decode n into a value of type t. A mapping for a section, or a
+// list for a list of sections, fits here; its keys and items are checked one by one.
 func fits(n *yaml.Node, t reflect.Type) bool {
-	if t.Kind() == reflect.Struct && n.Kind == yaml.MappingNode {
+	if t.Kind() == reflect.Struct && n.Kind == yaml.MappingNode || isSectionList(t) && n.Kind == yaml.SequenceNode {
 		return true
 	}
 	return n.Decode(reflect.New(t).Interface()) == nil

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/nodes/ssh"
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
 	"github.com/cks-drift-exporter/cks-drift-exporter/notifier"
 	"github.com/cks-drift-exporter/cks-drift-exporter/state"
 )
@@ -46,7 +48,8 @@ type Exporter struct {
 	notifierMetrics *notifier.Metrics
 	// annotationGuard stops annotations where the release has none for clusters (before 4.16).
 	annotationGuard *notifier.AnnotationGuard
-	sshMetrics      *ssh.Metrics // outlives reloads, like the node lister's retries it counts
+	sshMetrics      *ssh.Metrics           // outlives reloads, like the node lister's retries it counts
+	apiMetrics      *cloudstackapi.Metrics // the API's requests and bytes; outlives reloads
 
 	mu  sync.Mutex // guards cfg and src: the loop swaps them on a reload, others read them
 	cfg *config.Config
@@ -54,7 +57,6 @@ type Exporter struct {
 
 	snapshot atomic.Pointer[collector.Snapshot]
 	ready    atomic.Bool
-	turns    *collector.Turns // the order in which the clusters of a cycle take their turns
 
 	// Requests to the loop, the one goroutine that runs cycles and applies reloads.
 	trigger  chan struct{}   // one slot: a cycle asked for; a second request while one waits is the same request
@@ -94,8 +96,8 @@ func New(opts Options) (*Exporter, error) {
 	if err != nil {
 		return nil, err
 	}
-	sshMetrics := ssh.NewMetrics()
-	src, err := newSources(cfg, store, sshMetrics, opts.Logger)
+	sshMetrics, apiMetrics := ssh.NewMetrics(), cloudstackapi.NewMetrics()
+	src, err := newSources(cfg, store, sshMetrics, apiMetrics, opts.Logger)
 	if err != nil {
 		_ = store.Close()
 		return nil, err
@@ -107,7 +109,7 @@ func New(opts Options) (*Exporter, error) {
 		now:        opts.Now,
 		store:      store,
 		sshMetrics: sshMetrics,
-		turns:      collector.NewTurns(),
+		apiMetrics: apiMetrics,
 		cfg:        cfg,
 		src:        src,
 		trigger:    make(chan struct{}, 1),
@@ -235,7 +237,7 @@ func (e *Exporter) reload() (replaced sources, toggled bool, err error) {
 	if cfg.Storage.Path != e.store.Path() {
 		return sources{}, false, fmt.Errorf("%s: storage.path: cannot change while running (restart the exporter to use %s)", e.configFile, cfg.Storage.Path)
 	}
-	src, err := newSources(cfg, e.store, e.sshMetrics, e.logger)
+	src, err := newSources(cfg, e.store, e.sshMetrics, e.apiMetrics, e.logger)
 	if err != nil {
 		return sources{}, false, fmt.Errorf("%s: %w", e.configFile, err)
 	}
@@ -244,11 +246,13 @@ func (e *Exporter) reload() (replaced sources, toggled bool, err error) {
 		return sources{}, false, fmt.Errorf("%s: %w", e.configFile, err)
 	}
 	e.mu.Lock()
-	wasEnabled := e.cfg.Check.Enabled
+	old := e.cfg
 	replaced = e.src
 	e.cfg, e.src = cfg, src
 	e.mu.Unlock()
-	return replaced, cfg.Check.Enabled != wasEnabled, nil
+	// Checking switched on or off, or accept rules changed: a cycle at once applies it to what
+	// the metrics, /findings and the notifier see.
+	return replaced, cfg.Check.Enabled != old.Check.Enabled || !slices.Equal(cfg.Accept, old.Accept), nil
 }
 
 // Trigger asks the loop for a cycle: now, or right after the one under way. Requests that arrive

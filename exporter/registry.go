@@ -7,6 +7,7 @@ import (
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/nodes/ssh"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
 	"github.com/cks-drift-exporter/cks-drift-exporter/notifier"
 )
 
@@ -43,13 +44,16 @@ func (e *Exporter) newLiveRegistry() *prometheus.Registry {
 	if e.sshMetrics == nil {
 		e.sshMetrics = ssh.NewMetrics()
 	}
+	if e.apiMetrics == nil {
+		e.apiMetrics = cloudstackapi.NewMetrics()
+	}
 	r := prometheus.NewRegistry()
 	r.MustRegister(
 		versioncollector.NewCollector("cks_drift_exporter"),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		e.reloadOK, e.reloadTime, e.reloadsTotal, e.webhooks, e.refused,
-		e.conns.open, e.conns.evicted, e.sshMetrics,
+		e.conns.open, e.conns.evicted, e.sshMetrics, e.apiMetrics,
 	)
 	e.notifierMetrics = notifier.NewMetrics(r)
 	e.annotationGuard = notifier.NewAnnotationGuard(r, e.logger)

@@ -47,7 +47,6 @@ func notifierOptions(cfg *config.Config) notifier.Options {
 		Enabled: n.Enabled, FromAlertmanager: n.Mode == config.NotifierAlertmanager, Annotations: n.Annotations, Alerts: n.Alerts, MaxAlertsPerCycle: n.MaxAlertsPerCycle,
 		Types: notifier.TypeRange{Min: n.AlertTypeMin, Max: n.AlertTypeMax}, FindingsURL: n.FindingsURL,
 		MaxAnnotationsPerCluster: n.MaxAnnotationsPerCluster, Interval: cfg.Check.Interval, Concurrency: n.Concurrency,
-		MaxPerClusterPerDay: n.MaxAnnouncementsPerClusterPerDay,
 	}
 }
 
@@ -55,7 +54,7 @@ func notifierOptions(cfg *config.Config) notifier.Options {
 // read and the database DSN is parsed here, so that a reload with an unreadable file fails and
 // keeps the running configuration. Start-up, reload and --config.check (CheckConfig) all build
 // their back ends here, so that they judge a configuration alike.
-func newSources(cfg *config.Config, pins ssh.PinStore, sshMetrics *ssh.Metrics, logger *slog.Logger) (sources, error) {
+func newSources(cfg *config.Config, pins ssh.PinStore, sshMetrics *ssh.Metrics, apiMetrics *cloudstackapi.Metrics, logger *slog.Logger) (sources, error) {
 	inv, err := api.New(api.Options{
 		API: cloudstackapi.Options{
 			Endpoint:           cfg.CloudStack.Endpoint,
@@ -64,6 +63,7 @@ func newSources(cfg *config.Config, pins ssh.PinStore, sshMetrics *ssh.Metrics, 
 			CAFile:             cfg.CloudStack.CAFile,
 			InsecureSkipVerify: cfg.CloudStack.InsecureSkipVerify,
 			Timeout:            cfg.CloudStack.Timeout,
+			Metrics:            apiMetrics,
 		},
 		PageSize:        cfg.CloudStack.PageSize,
 		IncludeProjects: cfg.Check.IncludeProjects,

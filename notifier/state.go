@@ -18,17 +18,13 @@ type State struct {
 	// Firing holds the drift alerts Alertmanager reports firing, by fingerprint (alertmanager
 	// mode only).
 	Firing map[string]Firing `json:"firing,omitempty"`
-	// Days holds, by cluster id, what the cluster was sent over the last 24 hours (see daybudget.go).
-	Days map[string]*Day `json:"days,omitempty"`
 }
 
 // ClusterState is one cluster's notification state.
 type ClusterState struct {
-	Name   string `json:"name"`
-	ZoneID string `json:"zone_id"`
-	// Owner is the cluster's tenant (collector.Cluster.Owner): the alert cap goes round by owner.
-	Owner string                        `json:"owner,omitempty"`
-	Sides map[collector.Side]*SideState `json:"sides"`
+	Name   string                        `json:"name"`
+	ZoneID string                        `json:"zone_id"`
+	Sides  map[collector.Side]*SideState `json:"sides"`
 	// Summary is the annotation that names the new findings past the annotation cap, not yet
 	// accepted by CloudStack.
 	Summary *AnnotationSummary `json:"summary,omitempty"`
@@ -41,14 +37,15 @@ type AnnotationSummary struct {
 	More int    `json:"more"`
 	Text string `json:"text"`
 	Part Part   `json:"part"`
-	// PastDay: some of them were past the cluster's 24-hour budget; the text says so.
-	PastDay bool `json:"past_day,omitempty"`
 }
 
 // SideState is one side's announced findings and a resolution still owed.
 type SideState struct {
 	Findings   map[string]*Announcement `json:"findings"`
 	Resolution *Part                    `json:"resolution,omitempty"` // the INFO annotation
+	// AcceptedOnly: the side's announced drift cleared, but findings an operator accepts remain,
+	// so the side does not match yet; its resolution is owed once they clear too.
+	AcceptedOnly bool `json:"accepted_only,omitempty"`
 }
 
 // Announcement tracks one finding's announcement, part by part: a part is done only when
@@ -115,10 +112,10 @@ func (s *State) update(statuses []collector.ClusterStatus) []Event {
 			cs = &ClusterState{Sides: make(map[collector.Side]*SideState)}
 			s.Clusters[c.ID] = cs
 		}
-		cs.Name, cs.ZoneID, cs.Owner = c.Name, c.ZoneID, c.Owner()
-		events = append(events, s.updateSide(cs, c, collector.SideVM, st.VM)...)
+		cs.Name, cs.ZoneID = c.Name, c.ZoneID
+		events = append(events, s.updateSide(cs, c, collector.SideVM, st.VM, st.AcceptedOn(collector.SideVM) > 0)...)
 		if st.NodesEvaluated {
-			events = append(events, s.updateSide(cs, c, collector.SideNode, st.Node)...)
+			events = append(events, s.updateSide(cs, c, collector.SideNode, st.Node, st.AcceptedOn(collector.SideNode) > 0)...)
 		}
 		if len(cs.Sides) == 0 {
 			delete(s.Clusters, c.ID)
@@ -135,7 +132,11 @@ func (s *State) update(statuses []collector.ClusterStatus) []Event {
 	return events
 }
 
-func (s *State) updateSide(cs *ClusterState, c collector.Cluster, side collector.Side, findings []collector.Finding) []Event {
+// updateSide brings one side up to date with its findings, the accepted ones left out: they are
+// never announced, and an announced finding that becomes accepted is dropped like one that
+// cleared (its alert archived), so that it is new again once its rule is removed. accepted says
+// whether the side has accepted findings: while it does, it does not match again.
+func (s *State) updateSide(cs *ClusterState, c collector.Cluster, side collector.Side, findings []collector.Finding, accepted bool) []Event {
 	ss := cs.Sides[side]
 	if ss == nil {
 		ss = &SideState{Findings: make(map[string]*Announcement)}
@@ -163,11 +164,16 @@ func (s *State) updateSide(cs *ClusterState, c collector.Cluster, side collector
 	switch {
 	case len(findings) > 0:
 		ss.Resolution = nil // drift is back before the resolution was accepted: it no longer holds
-	case hadFindings:
+		ss.AcceptedOnly = false
+	case accepted:
+		ss.AcceptedOnly = ss.AcceptedOnly || hadFindings || ss.Resolution != nil
+		ss.Resolution = nil
+	case hadFindings || ss.AcceptedOnly:
+		ss.AcceptedOnly = false
 		ss.Resolution = &Part{}
 		events = append(events, Event{ClusterID: c.ID, Cluster: c.Name, Side: side, Resolved: true})
 	}
-	if len(ss.Findings) == 0 && ss.Resolution == nil {
+	if len(ss.Findings) == 0 && ss.Resolution == nil && !ss.AcceptedOnly {
 		delete(cs.Sides, side)
 	} else {
 		cs.Sides[side] = ss

@@ -78,6 +78,12 @@ func (r Report) Printable() Report {
 			findings[j] = f
 		}
 		c.Findings = findings
+		accepted := make([]collector.AcceptedFinding, len(c.Accepted))
+		for j, a := range c.Accepted {
+			a.VMID, a.VMName, a.Message, a.Reason = Escape(a.VMID), Escape(a.VMName), Escape(a.Message), Escape(a.Reason)
+			accepted[j] = a
+		}
+		c.Accepted = accepted
 		out.Clusters[i] = c
 	}
 	return out

@@ -39,6 +39,9 @@ type ClusterReport struct {
 	NodesError     string              `json:"kubectl_error,omitempty"`
 	NodesDetail    string              `json:"kubectl_detail,omitempty"`
 	Findings       []collector.Finding `json:"findings"`
+	// Accepted are the findings an accept rule accepts, with its reason and until: not drift to
+	// act on, so not in Findings.
+	Accepted []collector.AcceptedFinding `json:"accepted,omitempty"`
 }
 
 // New builds the report of a snapshot.
@@ -56,6 +59,7 @@ func New(s *collector.Snapshot) Report {
 			Checked: cs.Checked, NodesReachable: cs.NodesReachable, NodesError: cs.NodesError,
 			NodesDetail: cs.NodesDetail,
 			Findings:    cs.Findings(),
+			Accepted:    cs.Accepted,
 		})
 	}
 	r.Summary = Summarize(r.Clusters)

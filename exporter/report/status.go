@@ -39,8 +39,10 @@ type StatusPage struct {
 	Kinds         []kindCount
 	Filter        Filter
 	FilterError   string
-	Findings      []findingRow // rows of the findings table, at most maxStatusRows
-	MoreFindings  int          // rows left out
+	Findings      []findingRow  // rows of the findings table, at most maxStatusRows
+	MoreFindings  int           // rows left out
+	Accepted      []acceptedRow // rows of the accepted findings, at most maxStatusRows
+	MoreAccepted  int
 	Unreachable   []ClusterReport
 	Skipped       []ClusterReport
 	Cluster       *ClusterReport // the per-cluster page's cluster
@@ -57,6 +59,12 @@ type findingRow struct {
 	collector.Finding
 }
 
+type acceptedRow struct {
+	ClusterID   string
+	ClusterName string
+	collector.AcceptedFinding
+}
+
 // Fill lays out the tables of the selected clusters.
 func (p *StatusPage) Fill(clusters []ClusterReport) {
 	for _, c := range clusters {
@@ -66,6 +74,13 @@ func (p *StatusPage) Fill(clusters []ClusterReport) {
 				continue
 			}
 			p.Findings = append(p.Findings, findingRow{ClusterID: c.ID, ClusterName: c.Name, Finding: f})
+		}
+		for _, a := range c.Accepted {
+			if len(p.Accepted) == maxStatusRows {
+				p.MoreAccepted++
+				continue
+			}
+			p.Accepted = append(p.Accepted, acceptedRow{ClusterID: c.ID, ClusterName: c.Name, AcceptedFinding: a})
 		}
 		switch {
 		case c.Unreachable() && len(p.Unreachable) < maxStatusRows:

@@ -23,6 +23,8 @@ type Summary struct {
 	Findings             int `json:"findings"`
 	// ByKind has every kind, zeros included, so that a reader never has to guess a missing key.
 	ByKind map[collector.Kind]int `json:"by_kind"`
+	// Accepted counts the findings accept rules accept; they are not in Findings.
+	Accepted int `json:"accepted"`
 }
 
 // Summarize counts the clusters and findings of a report.
@@ -45,6 +47,7 @@ func Summarize(clusters []ClusterReport) Summary {
 			s.ClustersWithFindings++
 		}
 		s.Findings += len(c.Findings)
+		s.Accepted += len(c.Accepted)
 		for _, f := range c.Findings {
 			s.ByKind[f.Kind]++
 		}
@@ -110,10 +113,16 @@ func (f Filter) Apply(clusters []ClusterReport) []ClusterReport {
 					kept = append(kept, x)
 				}
 			}
-			if len(kept) == 0 {
+			var accepted []collector.AcceptedFinding
+			for _, x := range c.Accepted {
+				if x.Kind == f.Kind {
+					accepted = append(accepted, x)
+				}
+			}
+			if len(kept) == 0 && len(accepted) == 0 {
 				continue
 			}
-			c.Findings = kept
+			c.Findings, c.Accepted = kept, accepted
 		}
 		out = append(out, c)
 	}

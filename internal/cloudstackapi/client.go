@@ -17,6 +17,7 @@ import (
 	"time"
 
 	cs "github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/prometheus/client_golang/prometheus"
 	promconfig "github.com/prometheus/common/config"
 )
 
@@ -29,6 +30,8 @@ type Options struct {
 	CAFile             string
 	InsecureSkipVerify bool
 	Timeout            time.Duration // per request
+	// Metrics counts the requests and the bytes of their answers; nil counts nothing.
+	Metrics *Metrics
 }
 
 // MaxResponseBytes bounds one answer of the API. A page of 500 VMs is about 2 MiB; an answer
@@ -75,25 +78,27 @@ func New(o Options) (*Client, error) {
 // SDK returns an SDK client whose every request carries ctx. The SDK takes no context, so the
 // context is bound to a per-call transport: cancelling ctx aborts the request under way.
 func (c *Client) SDK(ctx context.Context) *cs.CloudStackClient {
-	hc := &http.Client{Transport: ctxTransport{ctx: ctx, base: c.transport, max: c.maxResponse}, Timeout: c.opts.Timeout}
+	hc := &http.Client{Transport: ctxTransport{ctx: ctx, base: c.transport, max: c.maxResponse, metrics: c.opts.Metrics}, Timeout: c.opts.Timeout}
 	return cs.NewAsyncClient(c.opts.Endpoint, c.opts.APIKey, c.opts.SecretKey, !c.opts.InsecureSkipVerify, cs.WithHTTPClient(hc))
 }
 
 type ctxTransport struct {
-	ctx  context.Context
-	base http.RoundTripper
-	max  int64 // bytes of one answer
+	ctx     context.Context
+	base    http.RoundTripper
+	max     int64 // bytes of one answer
+	metrics *Metrics
 }
 
 // RoundTrip also refuses an error envelope sent with HTTP 200 (a proxy may do that): the SDK
 // would decode it as an empty list, and an empty list of clusters would look like a cloud whose
 // clusters are all gone.
 func (t ctxTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	read := t.metrics.count(command(r)) // a request that fails on the way still cost CloudStack one
 	resp, err := t.base.RoundTrip(r.WithContext(t.ctx))
 	if err != nil {
 		return resp, err
 	}
-	resp.Body = &cappedBody{ReadCloser: resp.Body, left: t.max, max: t.max} // the SDK reads error answers too
+	resp.Body = &cappedBody{ReadCloser: resp.Body, left: t.max, max: t.max, read: read} // the SDK reads error answers too
 	if resp.StatusCode != http.StatusOK {
 		br := bufio.NewReaderSize(resp.Body, 512)
 		head, _ := br.Peek(512) // fewer bytes at the end of a short body
@@ -130,6 +135,7 @@ var ErrResponseTooLarge = errors.New("CloudStack answer too large")
 type cappedBody struct {
 	io.ReadCloser
 	left, max int64
+	read      prometheus.Counter // the bytes read; nil counts nothing
 }
 
 func (b *cappedBody) Read(p []byte) (int, error) {
@@ -151,6 +157,9 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 	}
 	n, err := b.ReadCloser.Read(p)
 	b.left -= int64(n)
+	if b.read != nil && n > 0 {
+		b.read.Add(float64(n))
+	}
 	return n, err
 }
 
