@@ -1,15 +1,33 @@
 # Multi-stage build: a static binary on a minimal base, running as a non-root user.
-FROM golang:1.26 AS build
-# Release builds use go1.27.3: go1.26.8 has reachable standard-library vulnerabilities
-# (scripts/govulncheck.sh --strict), fixed in go1.26.9/10 and in go1.27.3.
-ENV GOTOOLCHAIN=go1.27.3
+#   docker build --build-arg REVISION=$(git rev-parse HEAD) .
+# GO_VERSION's default is .go-version's without "go" (packaging/packaging_test.go checks that they
+# agree): the base image's Go builds, with nothing downloaded by the build. The version is the
+# VERSION file's, read by make build; .git is not in the context (.dockerignore), so the revision
+# is an argument.
+ARG GO_VERSION=1.27.3
+FROM golang:${GO_VERSION}-bookworm AS build
+ARG REVISION=unknown
+ENV GOTOOLCHAIN=local
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN make build
+RUN make build REVISION=${REVISION} BRANCH=unknown
 
 FROM gcr.io/distroless/static-debian12:nonroot
+ARG REVISION=unknown
+ARG VERSION=0.1.0
+# OCI annotations (https://github.com/opencontainers/image-spec/blob/main/annotations.md); VERSION's
+# default is the VERSION file's, checked as GO_VERSION's is.
+LABEL org.opencontainers.image.title="cks-drift-exporter" \
+      org.opencontainers.image.description="Prometheus exporter for VM map drift of CloudStack Kubernetes clusters" \
+      org.opencontainers.image.source="https://github.com/cks-drift-exporter/cks-drift-exporter" \
+      org.opencontainers.image.url="https://github.com/cks-drift-exporter/cks-drift-exporter" \
+      org.opencontainers.image.documentation="https://github.com/cks-drift-exporter/cks-drift-exporter/blob/main/README.md" \
+      org.opencontainers.image.vendor="cks-drift-exporter" \
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}"
 COPY --from=build /src/cks-drift-exporter /bin/cks-drift-exporter
 USER 65532:65532
 EXPOSE 9862

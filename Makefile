@@ -11,7 +11,8 @@ GO        ?= go
 # `go mod tidy` keeps at least as high as the dependencies ask.
 export GOTOOLCHAIN ?= $(shell cat .go-version)
 BINARY    := cks-drift-exporter
-VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+# The version of the binary, the packages and the image: the VERSION file (packaging/version.sh).
+VERSION   ?= $(shell packaging/version.sh)
 REVISION  ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 BRANCH    ?= $(shell git rev-parse --abbrev-ref HEAD 2>/dev/null || echo unknown)
 LDFLAGS   := -s -w \
@@ -85,8 +86,10 @@ clean:
 
 # The Helm chart's copies of the alerting rules and dashboards: its PrometheusRule and dashboard
 # ConfigMaps are made from them; deploy/test fails when they differ from rules/ and dashboards/.
+# The chart's appVersion (the image tag it deploys) is VERSION's; packaging's test checks it.
 CHART := deploy/helm/cks-drift-exporter
 chart:
+	sed -i 's/^appVersion: .*/appVersion: "$(VERSION)"/' $(CHART)/Chart.yaml
 	mkdir -p $(CHART)/files/dashboards
 	cp rules/cks-drift.rules.yml $(CHART)/files/
 	rm -f $(CHART)/files/dashboards/*.json
@@ -114,17 +117,24 @@ IMAGE ?= ghcr.io/cks-drift-exporter/cks-drift-exporter
 .PHONY: image
 image: build
 	mkdir -p dist
-	$(GO) -C deploy/image run . -binary $(CURDIR)/$(BINARY) -version '$(PKG_VERSION)' -revision '$(REVISION)' \
-	  -tag '$(IMAGE):$(subst +,-,$(PKG_VERSION))' -o $(CURDIR)/dist/cks-drift-exporter-image.tar
+	$(GO) -C deploy/image run . -binary $(CURDIR)/$(BINARY) -version '$(VERSION)' -revision '$(REVISION)' \
+	  -tag '$(IMAGE):$(VERSION)' -o $(CURDIR)/dist/cks-drift-exporter-image.tar
 
 # The .deb and .rpm (packaging/nfpm.yaml) in dist/, built with nFPM at the version tools/nfpm
-# pins: no other toolchain. The version comes from git (packaging/version.sh), the binary is
-# `make build`'s; PKG_RELEASE is the package revision of one version.
-PKG_VERSION ?= $(shell packaging/version.sh)
+# pins: no other toolchain. The version is VERSION's, the binary `make build`'s; PKG_RELEASE is
+# the package revision of one version. Beside the binary: its manual page (packaging/manpage.sh)
+# and the Debian changelog, dated by the commit so that two builds of one commit agree.
+PKG_VERSION ?= $(VERSION)
 PKG_RELEASE ?= 1
 PKG_ARCH    ?= $(shell $(GO) env GOARCH)
+PKG_DATE    := $(shell git log -1 --format=%aD 2>/dev/null || date -R)
 package: build
 	$(GO) -C tools/nfpm build -o $(CURDIR)/build/nfpm github.com/goreleaser/nfpm/v2/cmd/nfpm
+	packaging/manpage.sh ./$(BINARY) '$(PKG_VERSION)' "$$(date -u -d '$(PKG_DATE)' +%F)" | gzip -9n >build/$(BINARY).1.gz
+	printf '%s (%s-%s) unstable; urgency=medium\n\n  * Release %s (%s).\n\n -- %s  %s\n' \
+	  $(BINARY) '$(PKG_VERSION)' '$(PKG_RELEASE)' '$(PKG_VERSION)' '$(REVISION)' \
+	  'cks-drift-exporter maintainers <cks-drift-exporter@users.noreply.github.com>' '$(PKG_DATE)' \
+	  | gzip -9n >build/changelog.Debian.gz
 	mkdir -p dist
 	for p in deb rpm; do \
 	  PKG_VERSION='$(PKG_VERSION)' PKG_RELEASE='$(PKG_RELEASE)' PKG_ARCH='$(PKG_ARCH)' \

@@ -22,7 +22,8 @@ var (
 	checkedDesc     = desc("cluster_checked", "1 if the cluster was checked in the last cycle, 0 if it was skipped (cached).", "cluster_id", "cluster_name")
 	reachableDesc   = desc("kubectl_reachable", "1 if the cluster's node list was read with kubectl in its last check (cached).", "cluster_id", "cluster_name")
 	findingsDesc    = desc("findings", "Active findings of VM map drift per cluster and kind (cached from the last cycle).", "cluster_id", "cluster_name", "kind")
-	findingDesc     = desc("finding", "One series per active finding of VM map drift (cached from the last cycle).", "cluster_id", "cluster_name", "kind", "vm_id", "vm_name")
+	findingDesc     = desc("finding", "One series per active finding of VM map drift, at most check.max_finding_series_per_cluster per cluster, its oldest (cached from the last cycle).", "cluster_id", "cluster_name", "kind", "vm_id", "vm_name")
+	omittedDesc     = desc("finding_series_omitted", "Active findings of the cluster left out of cks_drift_finding by check.max_finding_series_per_cluster; only when some are (cached from the last cycle).", "cluster_id", "cluster_name")
 	kubectlFailDesc = desc("kubectl_failures_total", "Node listings with kubectl over SSH that failed, by reason, since the exporter started.", "reason")
 	acceptedDesc    = desc("accepted_findings", "Findings an operator's accept rule accepts, per cluster and kind, not in cks_drift_finding and never announced; kinds without one are left out (cached from the last cycle).", "cluster_id", "cluster_name", "kind")
 	acceptRulesDesc = desc("accept_rules", "The configuration's accept rules by what they did in the last cycle: matched (accepts a finding), unmatched, expired (past until) or ambiguous (a cluster name that several clusters have, so it accepts nothing) (cached from the last cycle).", "state")
@@ -187,9 +188,15 @@ var families = []family{
 		emit(prometheus.CounterValue, float64(s.CycleFailures))
 	}},
 	{desc: cyclesDesc, series: func(emit emitter, s *Snapshot, _ ClusterStatus) { emit(prometheus.CounterValue, float64(s.Cycles)) }},
-	{desc: findingDesc, perCluster: true, order: byID, series: func(emit emitter, _ *Snapshot, cs ClusterStatus) {
-		for _, f := range cs.Findings() {
+	{desc: findingDesc, perCluster: true, order: byID, series: func(emit emitter, s *Snapshot, cs ClusterStatus) {
+		shown, _ := findingSeries(cs, s.FindingSeriesLimit)
+		for _, f := range shown {
 			emit(prometheus.GaugeValue, 1, cs.Cluster.ID, cs.Cluster.Name, string(f.Kind), f.VMID, f.VMName)
+		}
+	}},
+	{desc: omittedDesc, perCluster: true, order: byID, series: func(emit emitter, s *Snapshot, cs ClusterStatus) {
+		if _, omitted := findingSeries(cs, s.FindingSeriesLimit); omitted > 0 {
+			emit(prometheus.GaugeValue, float64(omitted), cs.Cluster.ID, cs.Cluster.Name)
 		}
 	}},
 	{desc: findingsDesc, perCluster: true, order: byID, series: func(emit emitter, _ *Snapshot, cs ClusterStatus) {

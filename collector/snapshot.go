@@ -44,6 +44,9 @@ type Snapshot struct {
 	Enabled  bool
 	Shard    Shard
 	Clusters []ClusterStatus // by name, then id; only the shard's
+	// FindingSeriesLimit bounds the cks_drift_finding series of one cluster
+	// (check.max_finding_series_per_cluster); 0: no bound.
+	FindingSeriesLimit int
 
 	LastSuccess      time.Time
 	Cycles           uint64

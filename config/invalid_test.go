@@ -57,14 +57,22 @@ notifier.alert_type_max: must be at least 10 above notifier.alert_type_min`,
 	// one pass cannot crowd CloudStack's API.
 	"notifier-concurrency-zero": `notifier.concurrency: must be between 1 and 64, not 0`,
 	"notifier-concurrency-big":  `notifier.concurrency: must be between 1 and 64, not 65`,
-	"webhook-token":             `notifier.webhook_token or notifier.webhook_token_file is required`,
-	"unset-variable":            `line 3: cloudstack.api_key: environment variable CS_API_KEY is not set`,
-	"missing-secret-file":       `cloudstack.api_key_file: open testdata/secrets/does-not-exist: no such file or directory`,
-	"empty-secret-file":         `cloudstack.secret_key_file: testdata/secrets/empty is empty`,
-	"syntax":                    `line 5: invalid YAML: could not find expected ':'`,
-	"two-documents":             `line 5: the file holds more than one YAML document`,
-	"not-a-mapping":             `line 1: the file must be a mapping of sections, not "just a string"`,
-	"section-not-mapping":       `line 5: check: must be a mapping, not "5m"`,
+	// The bounds against a noisy tenant are never off: a lane with no worker would never list
+	// the clusters that timed out, and a zero budget would announce nothing.
+	"fair-bounds": `check.hanging_concurrency: must be between 1 and 1024, not 0
+check.max_finding_series_per_cluster: must be between 1 and 100000, not 0
+notifier.max_announcements_per_cluster_per_day: must be between 1 and 100000, not 0`,
+	"fair-bounds-big": `check.hanging_concurrency: must be between 1 and 1024, not 1025
+check.max_finding_series_per_cluster: must be between 1 and 100000, not 100001
+notifier.max_announcements_per_cluster_per_day: must be between 1 and 100000, not 100001`,
+	"webhook-token":       `notifier.webhook_token or notifier.webhook_token_file is required`,
+	"unset-variable":      `line 3: cloudstack.api_key: environment variable CS_API_KEY is not set`,
+	"missing-secret-file": `cloudstack.api_key_file: open testdata/secrets/does-not-exist: no such file or directory`,
+	"empty-secret-file":   `cloudstack.secret_key_file: testdata/secrets/empty is empty`,
+	"syntax":              `line 5: invalid YAML: could not find expected ':'`,
+	"two-documents":       `line 5: the file holds more than one YAML document`,
+	"not-a-mapping":       `line 1: the file must be a mapping of sections, not "just a string"`,
+	"section-not-mapping": `line 5: check: must be a mapping, not "5m"`,
 	"empty": `cloudstack.endpoint is required
 cloudstack.api_key or cloudstack.api_key_file is required
 cloudstack.secret_key or cloudstack.secret_key_file is required`,

@@ -29,6 +29,8 @@ func validate(c *Config) []*problem {
 		v.keyf("check.grace_period", "must not be negative")
 	}
 	v.between("check.concurrency", c.Check.Concurrency, 1, 1024)
+	v.between("check.hanging_concurrency", c.Check.HangingConcurrency, 1, 1024)
+	v.between("check.max_finding_series_per_cluster", c.Check.MaxFindingSeriesPerCluster, 1, 100000)
 	v.between("check.total_shards", c.Check.TotalShards, 1, maxShards)
 	if c.Check.TotalShards >= 1 {
 		v.between("check.shard", c.Check.Shard, 0, c.Check.TotalShards-1)
@@ -62,6 +64,7 @@ func validate(c *Config) []*problem {
 	if c.Notifier.MaxAnnotationsPerCluster < 0 {
 		v.keyf("notifier.max_annotations_per_cluster", "must not be negative")
 	}
+	v.between("notifier.max_announcements_per_cluster_per_day", c.Notifier.MaxAnnouncementsPerClusterPerDay, 1, 100000)
 	v.between("notifier.concurrency", c.Notifier.Concurrency, 1, 64)
 	if c.Notifier.Mode == NotifierAlertmanager {
 		// Without a token anyone who reaches the port could post forged alerts and make the

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -176,7 +177,7 @@ func TestSystemdUnitHardening(t *testing.T) {
 	// --web.config.file is optional: an operator adds it to CKS_DRIFT_EXPORTER_ARGS in the
 	// environment file, beside the ${VAR} values of the configuration.
 	start := strings.Join(d["Service.ExecStart"], " ")
-	for _, flag := range []string{"--config.file=/etc/cks-drift-exporter/", "$CKS_DRIFT_EXPORTER_ARGS"} {
+	for _, flag := range []string{"--config.file=/etc/cks-drift-exporter/", "--web.listen-address=${CKS_DRIFT_EXPORTER_LISTEN_ADDRESS} ", "$CKS_DRIFT_EXPORTER_ARGS"} {
 		if !strings.Contains(start, flag) {
 			t.Errorf("ExecStart %q lacks %s", start, flag)
 		}
@@ -187,6 +188,10 @@ func TestSystemdUnitHardening(t *testing.T) {
 	env, want := strings.Join(d["Service.EnvironmentFile"], " "), "-/etc/default/cks-drift-exporter -/etc/sysconfig/cks-drift-exporter"
 	if env != want {
 		t.Errorf("EnvironmentFile=%q, want the optional %q", env, want)
+	}
+	// Loopback unless the environment file says otherwise: the README's Security section.
+	if got, want := d["Service.Environment"], []string{"CKS_DRIFT_EXPORTER_LISTEN_ADDRESS=127.0.0.1:9862"}; !slices.Equal(got, want) {
+		t.Errorf("Environment=%q, want %q", got, want)
 	}
 }
 

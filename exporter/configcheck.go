@@ -24,7 +24,7 @@ func CheckConfig(ctx context.Context, path string, shard *int, offline bool, w i
 	if warn := endpointWarning(cfg.CloudStack.Endpoint); warn != "" {
 		fmt.Fprintf(w, "%s: warning: %s\n", path, warn)
 	}
-	src, err := newSources(cfg, &ssh.MemoryPins{}, ssh.NewMetrics(), nil, slog.New(slog.DiscardHandler))
+	src, err := newSources(cfg, &ssh.RunPins{}, ssh.NewMetrics(), nil, slog.New(slog.DiscardHandler))
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}

@@ -3,7 +3,6 @@ package exporter
 import (
 	"context"
 	"log/slog"
-	"sort"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -26,11 +25,12 @@ type Announcer interface {
 // cycle runs one check and returns the next snapshot. It never fails as a whole: an inventory
 // that cannot be read keeps the previous clusters and findings with Success false, and a cluster
 // whose control node cannot be reached is compared on its VM side only.
-func cycle(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, src sources, announcer Announcer, logger *slog.Logger, now func() time.Time) *collector.Snapshot {
+func cycle(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, src sources, announcer Announcer, turns *collector.Turns, logger *slog.Logger, now func() time.Time) *collector.Snapshot {
 	next := carry(prev)
 	next.Start = now()
 	next.Enabled = true
 	next.Shard = collector.Shard{Ordinal: cfg.Check.Shard, Total: cfg.Check.TotalShards}
+	next.FindingSeriesLimit = cfg.Check.MaxFindingSeriesPerCluster
 	next.Cycles++
 
 	inv, err := src.inventory.Inventory(ctx)
@@ -46,7 +46,8 @@ func cycle(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, sr
 		logger.Error("Could not read the inventory from CloudStack, keeping the previous findings", "err", err)
 		return next
 	}
-	nodes := listNodes(ctx, checkOrder(inv, next.Shard, prev.Clusters), src.nodes, src.listed, cfg.Check.Concurrency, logger)
+	turns.Next()
+	nodes := listLanes(ctx, checkLanes(inv, next.Shard, prev.Clusters, turns), src.nodes, src.listed, cfg.Check.Concurrency, cfg.Check.HangingConcurrency, logger)
 	for _, nl := range nodes {
 		if nl.Err != "" {
 			next.NodeListFailures[nl.Err]++
@@ -78,28 +79,8 @@ func carry(prev *collector.Snapshot) *collector.Snapshot {
 	return &next
 }
 
-// checkOrder returns the clusters whose nodes are listed in this cycle: the checkable ones of the
-// shard, those whose control node timed out in the last cycle first, so that their wait overlaps
-// the others' work instead of trailing after it.
-func checkOrder(inv collector.Inventory, shard collector.Shard, prev []collector.ClusterStatus) []collector.Cluster {
-	slow := make(map[string]bool)
-	for _, s := range prev {
-		if s.NodesError == "timeout" {
-			slow[s.Cluster.ID] = true
-		}
-	}
-	var out []collector.Cluster
-	for _, c := range inv.Clusters {
-		if collector.Checkable(c) && shard.Owns(c.ID) {
-			out = append(out, c)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return slow[out[i].ID] && !slow[out[j].ID] })
-	return out
-}
-
-// listNodes lists the nodes of every cluster that is checked in this cycle, in order, by at most
-// concurrency workers (workers.ForEach), each listing bounded by the lister's timeout. Clusters
+// listNodes lists the nodes of the clusters of one lane, in order, by at most concurrency workers
+// (workers.ForEach), each listing bounded by the lister's timeout. Clusters
 // not started when ctx ends are "cancelled".
 func listNodes(ctx context.Context, clusters []collector.Cluster, lister NodeLister, listed prometheus.Observer, concurrency int, logger *slog.Logger) map[string]collector.NodeList {
 	lists := make([]collector.NodeList, len(clusters))

@@ -1,12 +1,15 @@
 package exporter
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 )
 
-func TestCheckOrderStartsWithLastCyclesTimeouts(t *testing.T) {
+// The clusters whose control node timed out in the last cycle are in the hanging lane, every
+// other checkable one in the answering lane, and skipped clusters in neither.
+func TestCheckLanesSetLastCyclesTimeoutsApart(t *testing.T) {
 	inv := collector.Inventory{Clusters: []collector.Cluster{
 		{ID: "a", State: "Running"}, {ID: "b", State: "Running"}, {ID: "c", State: "Scaling"}, {ID: "d", State: "Alert"},
 	}}
@@ -14,11 +17,13 @@ func TestCheckOrderStartsWithLastCyclesTimeouts(t *testing.T) {
 		{Cluster: collector.Cluster{ID: "d"}, NodesError: "timeout"},
 		{Cluster: collector.Cluster{ID: "b"}, NodesError: "auth"},
 	}
-	var got []string
-	for _, c := range checkOrder(inv, collector.Shard{}, prev) {
-		got = append(got, c.ID)
+	l := checkLanes(inv, collector.Shard{}, prev, collector.NewTurns())
+	var answering []string
+	for _, c := range l.answering {
+		answering = append(answering, c.ID)
 	}
-	if want := []string{"d", "a", "b"}; len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
-		t.Fatalf("order %v, want %v (skipped cluster left out, last timeout first)", got, want)
+	slices.Sort(answering)
+	if len(l.hanging) != 1 || l.hanging[0].ID != "d" || !slices.Equal(answering, []string{"a", "b"}) {
+		t.Fatalf("lanes %v and %+v, want [a b] answering and d hanging (the skipped c in neither)", answering, l.hanging)
 	}
 }

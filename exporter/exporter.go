@@ -57,6 +57,7 @@ type Exporter struct {
 
 	snapshot atomic.Pointer[collector.Snapshot]
 	ready    atomic.Bool
+	turns    *collector.Turns // the order in which the clusters of a cycle take their turns
 
 	// Requests to the loop, the one goroutine that runs cycles and applies reloads.
 	trigger  chan struct{}   // one slot: a cycle asked for; a second request while one waits is the same request
@@ -109,6 +110,7 @@ func New(opts Options) (*Exporter, error) {
 		now:        opts.Now,
 		store:      store,
 		sshMetrics: sshMetrics,
+		turns:      collector.NewTurns(),
 		apiMetrics: apiMetrics,
 		cfg:        cfg,
 		src:        src,

@@ -125,7 +125,7 @@ func (e *Exporter) runCycle(ctx context.Context, cfg *config.Config, src sources
 		return
 	}
 	prev := e.snapshot.Load()
-	next := cycle(ctx, prev, cfg, src, e.notifier, e.logger, e.now)
+	next := cycle(ctx, prev, cfg, src, e.notifier, e.turns, e.logger, e.now)
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return // shutting down: a cut cycle is not published
 	}

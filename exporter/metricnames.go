@@ -31,10 +31,11 @@ func MetricFamilies() ([]*dto.MetricFamily, error) {
 	now := time.Now()
 	full := &collector.Snapshot{
 		Start: now, End: now, Success: true, Enabled: true, LastSuccess: now,
-		NodeListFailures: map[string]uint64{"timeout": 1},
+		NodeListFailures:   map[string]uint64{"timeout": 1},
+		FindingSeriesLimit: 1, // and two findings: cks_drift_finding_series_omitted is present
 		Clusters: []collector.ClusterStatus{{
 			Cluster:  collector.Cluster{ID: "k", Name: "k"},
-			VM:       []collector.Finding{{Kind: collector.KindUnmappedVM, VMID: "v"}},
+			VM:       []collector.Finding{{Kind: collector.KindUnmappedVM, VMID: "v"}, {Kind: collector.KindUnmappedVM, VMID: "w"}},
 			Accepted: []collector.AcceptedFinding{{Finding: collector.Finding{Kind: collector.KindVMMapIncomplete}}},
 		}},
 	}

@@ -3,8 +3,10 @@ package exporter
 import (
 	"context"
 	"fmt"
-	"github.com/cks-drift-exporter/cks-drift-exporter/exporter/report"
 	"io"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
+	"github.com/cks-drift-exporter/cks-drift-exporter/exporter/report"
 )
 
 // Exit codes of --once.
@@ -25,7 +27,7 @@ func (e *Exporter) RunOnce(ctx context.Context, w io.Writer, format string) int 
 		fmt.Fprintf(w, "check.enabled is false in %s: nothing was checked\n", e.configFile)
 		return ExitCheckErr
 	}
-	snap := cycle(ctx, e.snapshot.Load(), cfg, src, nil, e.logger, e.now)
+	snap := cycle(ctx, e.snapshot.Load(), cfg, src, nil, collector.NewTurns(), e.logger, e.now)
 	rep := report.New(snap)
 	if format == report.FormatJSON {
 		_ = report.WriteJSON(w, rep)

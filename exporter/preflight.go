@@ -21,15 +21,15 @@ import (
 // configuration, the API key, whether its role allows every API the exporter calls, one page of
 // clusters, and one login to a control node (or Kubernetes API) per zone. It prints a checklist
 // with what to change for each failure and returns 0 when every check passed, 1 otherwise. It
-// writes nothing to CloudStack, to the clusters or to the state file: a host key is pinned in
-// memory only, so that it runs beside a running exporter.
+// writes nothing to CloudStack, to the clusters or to the state file: a control node's host key
+// is trusted for the run only (ssh.RunPins), so that it runs beside a running exporter.
 func Preflight(ctx context.Context, configFile string, w io.Writer, logger *slog.Logger) int {
 	p := &preflight{w: w}
 	cfg, err := config.Load(configFile)
 	if !p.check("configuration "+configFile, "valid", err) {
 		return p.done()
 	}
-	src, err := newSources(cfg, &ssh.MemoryPins{}, ssh.NewMetrics(), nil, logger)
+	src, err := newSources(cfg, &ssh.RunPins{}, ssh.NewMetrics(), nil, logger)
 	if !p.check("back ends (keys, CA and known_hosts files)", "built", err) {
 		return p.done()
 	}
@@ -43,7 +43,7 @@ func Preflight(ctx context.Context, configFile string, w io.Writer, logger *slog
 		p.firstPage(ctx, api.API(), cfg.CloudStack.PageSize)
 	}
 	inv, err := src.inventory.Inventory(ctx)
-	if !p.check("inventory", fmt.Sprintf("%d clusters, %d VMs", len(inv.Clusters), len(inv.VMs)), cloudstackapi.Hint(err)) {
+	if !p.check("inventory", inventoryCounts(inv), cloudstackapi.Hint(err)) {
 		return p.done()
 	}
 	p.logins(ctx, cfg, inv, src.nodes)
@@ -146,7 +146,25 @@ func (p *preflight) firstPage(ctx context.Context, api *cloudstackapi.Client, si
 		}
 		return err
 	})
-	p.check("one page of clusters", fmt.Sprintf("CloudStack counts %d clusters", r), cloudstackapi.Hint(cloudstackapi.Redact(err)))
+	// Without projectid CloudStack lists no project's cluster: those come in the inventory's
+	// second listing (projectid=-1, check.include_projects), counted apart there.
+	p.check("one page of clusters", fmt.Sprintf("CloudStack counts %d clusters outside projects", r), cloudstackapi.Hint(cloudstackapi.Redact(err)))
+}
+
+// inventoryCounts is the inventory line's text: the clusters outside projects and in them
+// apart, so that it adds up with the first page's count.
+func inventoryCounts(inv collector.Inventory) string {
+	inProjects := 0
+	for _, c := range inv.Clusters {
+		if c.ProjectID != "" {
+			inProjects++
+		}
+	}
+	clusters := fmt.Sprintf("%d clusters", len(inv.Clusters))
+	if inProjects > 0 {
+		clusters += fmt.Sprintf(" (%d outside projects, %d in projects)", len(inv.Clusters)-inProjects, inProjects)
+	}
+	return fmt.Sprintf("%s, %d VMs", clusters, len(inv.VMs))
 }
 
 // logins lists the nodes of one checkable cluster per zone, all zones at once.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/logtest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/sshtest"
 )
@@ -17,11 +18,13 @@ func TestPreflight(t *testing.T) {
 		simulator.ClusterSpec{Name: "beta", Zone: "zone1"},
 		simulator.ClusterSpec{Name: "gamma", Zone: "zone2"},
 		simulator.ClusterSpec{Name: "delta", Zone: "zone3", State: "Scaling"},
+		simulator.ClusterSpec{Name: "epsilon", Zone: "zone1", ProjectID: "a0000000-0000-4000-8000-0000000000e1", Project: "team"},
 	)
 	e.writeConfig("", "")
+	var logs logtest.Buffer
 	run := func() (int, string) {
 		var out bytes.Buffer
-		code := Preflight(context.Background(), e.cfg, &out, slog.New(slog.DiscardHandler))
+		code := Preflight(context.Background(), e.cfg, &out, slog.New(slog.NewTextHandler(&logs, nil)))
 		return code, out.String()
 	}
 
@@ -31,7 +34,9 @@ func TestPreflight(t *testing.T) {
 	}
 	for _, want := range []string{
 		"ok    the key's role allows generateAlert: yes",
-		"ok    one page of clusters: CloudStack counts 4 clusters",
+		// The first page lists no project's cluster; the inventory's two listings add up to it.
+		"ok    one page of clusters: CloudStack counts 4 clusters outside projects\n",
+		"ok    inventory: 5 clusters (4 outside projects, 1 in projects), ",
 		"ok    ssh login in zone zone1 (cluster alpha): 3 Kubernetes nodes listed",
 		"ok    ssh login in zone zone2 (cluster gamma)",
 		"All ",
@@ -42,6 +47,10 @@ func TestPreflight(t *testing.T) {
 	}
 	if strings.Contains(out, "zone3") {
 		t.Errorf("a login was tried in a zone whose only cluster is skipped:\n%s", out)
+	}
+	// It pins nothing, and its log does not say it did.
+	if l := logs.String(); strings.Contains(l, "Pinned") || !strings.Contains(l, "for this run only; nothing is pinned") {
+		t.Errorf("preflight's log about host keys:\n%s", l)
 	}
 	if w := e.writes(); len(w) != 0 {
 		t.Fatalf("preflight wrote to CloudStack: %q", w)

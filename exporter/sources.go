@@ -47,6 +47,7 @@ func notifierOptions(cfg *config.Config) notifier.Options {
 		Enabled: n.Enabled, FromAlertmanager: n.Mode == config.NotifierAlertmanager, Annotations: n.Annotations, Alerts: n.Alerts, MaxAlertsPerCycle: n.MaxAlertsPerCycle,
 		Types: notifier.TypeRange{Min: n.AlertTypeMin, Max: n.AlertTypeMax}, FindingsURL: n.FindingsURL,
 		MaxAnnotationsPerCluster: n.MaxAnnotationsPerCluster, Interval: cfg.Check.Interval, Concurrency: n.Concurrency,
+		MaxPerClusterPerDay: n.MaxAnnouncementsPerClusterPerDay,
 	}
 }
 

@@ -10,25 +10,40 @@ import (
 // summary annotation instead of one annotation per finding. The summary is sent like any other
 // part: marked attempted before the call, looked up in CloudStack before it is sent again.
 
-// planSummary adds more capped findings to the cluster's summary annotation and returns its job
-// when it is owed and the window has not had one yet. A summary whose earlier attempt has an
-// unknown outcome is not changed: checkSummaries asks CloudStack about it first.
-func (n *Notifier) planSummary(cs *ClusterState, id string, more int) (job, bool) {
+// planSummary adds more capped findings to the cluster's summary annotation (overDay of them
+// past its 24-hour budget) and returns its job when it is owed and the window has not had one
+// yet: from the budget while dayLeft allows, else as the one summary of a used-up budget in 24
+// hours. A summary whose earlier attempt has an unknown outcome is not changed:
+// checkAnnotationSummaries asks CloudStack about it first.
+func (n *Notifier) planSummary(cs *ClusterState, id string, more, overDay, dayLeft int) (job, bool) {
 	sm := cs.Summary
-	if more > 0 && (sm == nil || sm.Part.Attempted.IsZero()) {
+	if more+overDay > 0 && (sm == nil || sm.Part.Attempted.IsZero()) {
 		if sm == nil {
 			sm = &AnnotationSummary{}
 			cs.Summary = sm
 		}
-		sm.More += more
-		sm.Text = annotationSummary(cs.Name, sm.More, n.opts.MaxAnnotationsPerCluster, n.opts.FindingsURL)
+		sm.More += more + overDay
+		sm.PastDay = sm.PastDay || overDay > 0
+		if sm.PastDay {
+			sm.Text = dayBudgetSummary(cs.Name, sm.More, n.opts.MaxPerClusterPerDay, n.opts.FindingsURL)
+		} else {
+			sm.Text = annotationSummary(cs.Name, sm.More, n.opts.MaxAnnotationsPerCluster, n.opts.FindingsURL)
+		}
 		sm.Part = Part{}
 	}
 	if sm == nil || sm.Part.Done || n.window.summarized[id] {
 		return job{}, false
 	}
+	j := job{clusterID: id, summary: true}
+	switch {
+	case dayLeft > 0:
+	case sm.PastDay && n.daySummaryDue(id):
+		j.pastDay = true
+	default:
+		return job{}, false // it waits for room in the budget
+	}
 	n.window.summarized[id] = true
-	return job{clusterID: id, summary: true}, true
+	return j, true
 }
 
 // checkAnnotationSummaries asks CloudStack about the summaries whose earlier attempt has an

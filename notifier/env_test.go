@@ -69,6 +69,9 @@ func newNotifierEnv(tb testing.TB, opts notifier.Options) *notifierEnv {
 	if opts.MaxAlertsPerCycle == 0 {
 		opts.MaxAlertsPerCycle = defaults.Notifier.MaxAlertsPerCycle
 	}
+	if opts.MaxPerClusterPerDay == 0 {
+		opts.MaxPerClusterPerDay = defaults.Notifier.MaxAnnouncementsPerClusterPerDay
+	}
 	if opts.Concurrency == 0 {
 		opts.Concurrency = defaults.Notifier.Concurrency
 	}

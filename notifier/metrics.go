@@ -14,6 +14,7 @@ type Metrics struct {
 	capped             prometheus.Counter
 	failures           prometheus.Counter
 	annotationsCapped  prometheus.Counter
+	overDay            prometheus.Counter
 	firingDropped      *prometheus.CounterVec
 	resolutionsIgnored prometheus.Counter
 	denied             *prometheus.CounterVec
@@ -46,6 +47,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "cks_drift_annotations_capped_total",
 			Help: "New findings not annotated one by one because of notifier.max_annotations_per_cluster (one summary annotation names them), since the exporter started.",
 		}),
+		overDay: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "cks_drift_notifications_over_daily_budget_total",
+			Help: "New findings not annotated or alerted because their cluster had used notifier.max_announcements_per_cluster_per_day in the last 24 hours (one summary annotation says so), since the exporter started.",
+		}),
 		firingDropped: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "cks_drift_alertmanager_firing_dropped_total",
 			Help: "Firing alerts the Alertmanager bridge stopped remembering, by reason: gone (the exporter no longer finds them) or limit (its state was full).",
@@ -66,7 +71,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m.firingDropped.WithLabelValues(dropGone)
 	m.firingDropped.WithLabelValues(dropLimit)
 	if reg != nil {
-		reg.MustRegister(m.sent, m.capped, m.failures, m.annotationsCapped, m.firingDropped, m.resolutionsIgnored, m.denied, m.duration)
+		reg.MustRegister(m.sent, m.capped, m.failures, m.annotationsCapped, m.overDay, m.firingDropped, m.resolutionsIgnored, m.denied, m.duration)
 	}
 	return m
 }

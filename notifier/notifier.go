@@ -55,6 +55,9 @@ type Options struct {
 	Interval    time.Duration
 	Types       TypeRange
 	FindingsURL string // named in the summary alert; empty: "/findings on the exporter"
+	// MaxPerClusterPerDay bounds the annotations and alerts about one cluster over a rolling 24
+	// hours, at least 1; past it one summary annotation says so (daybudget.go).
+	MaxPerClusterPerDay int
 	// Concurrency bounds the CloudStack calls of a pass in flight at once, at least 1: the
 	// clusters' calls run in parallel, one cluster's in their planned order.
 	Concurrency int
@@ -65,7 +68,13 @@ func (o Options) check() error {
 	if o.Concurrency < 1 {
 		return fmt.Errorf("%w: concurrency %d, want at least 1", ErrInvalidOptions, o.Concurrency)
 	}
-	return o.Types.check()
+	if err := o.Types.check(); err != nil {
+		return err
+	}
+	if o.MaxPerClusterPerDay < 1 {
+		return fmt.Errorf("%w: %d announcements per cluster and day, want at least 1", ErrInvalidOptions, o.MaxPerClusterPerDay)
+	}
+	return nil
 }
 
 // Notifier announces findings. One Notify runs at a time.
@@ -85,6 +94,7 @@ type Notifier struct {
 	saved   []byte               // the document the store holds, so an unchanged state is not written again
 	summary map[string]int       // capped findings by cluster name in the cycle under way
 	window  budget               // what the caps have used in the current window
+	turns   *collector.Turns     // the order of the alert cap's turns, new every pass
 }
 
 // New loads the state. A state that cannot be decoded stops start-up: resetting it would
@@ -93,7 +103,8 @@ func New(cs CloudStack, store Store, opts Options, metrics *Metrics, logger *slo
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
-	n := &Notifier{cs: cs, store: store, logger: logger, now: now, opts: opts, failing: make(map[string]string), paused: make(map[string]time.Time), metrics: metrics}
+	n := &Notifier{cs: cs, store: store, logger: logger, now: now, opts: opts, failing: make(map[string]string), paused: make(map[string]time.Time), metrics: metrics,
+		turns: collector.NewTurns()}
 	raw, err := store.LoadNotifierState()
 	if err != nil {
 		return nil, err
@@ -145,6 +156,8 @@ func (n *Notifier) Notify(ctx context.Context, statuses []collector.ClusterStatu
 		announce = n.state.firingOnly(statuses)
 	}
 	n.logEvents(n.state.update(announce))
+	n.state.pruneDays(n.now(), statuses)
+	n.turns.Next()
 	if n.opts.FromAlertmanager {
 		n.pruneFiring(statuses)
 	}

@@ -45,17 +45,20 @@ func TestNotifyCallsOverlapWithinBound(t *testing.T) {
 
 // TestNotifyOneAtATimeKeepsPlannedOrder: at concurrency 1 the calls are made in the planned
 // order: archives, then cluster by cluster (by name) each finding's annotation and alert, a
-// resolution, and the capped-alerts summary last.
+// resolution, and the capped-alerts summary last. The cap is shared (fairshare.go): c05's second
+// finding is the one past it, since every other cluster has one.
 func TestNotifyOneAtATimeKeepsPlannedOrder(t *testing.T) {
 	t.Parallel()
-	f := newFleet(t, notifier.Options{Concurrency: 1, MaxAlertsPerCycle: 3}, 6)
+	f := newFleet(t, notifier.Options{Concurrency: 1, MaxAlertsPerCycle: 6}, 6)
 	f.cs.ResetCalls()
-	f.notify(f.statuses(func(int) int { return 1 }))
+	f.notify(f.statuses(func(i int) int { return 1 + i/5 }))
 	want := []string{
 		"addAnnotation c00-n0", "generateAlert c00-n0",
 		"addAnnotation c01-n0", "generateAlert c01-n0",
 		"addAnnotation c02-n0", "generateAlert c02-n0",
-		"addAnnotation c03-n0", "addAnnotation c04-n0", "addAnnotation c05-n0",
+		"addAnnotation c03-n0", "generateAlert c03-n0",
+		"addAnnotation c04-n0", "generateAlert c04-n0",
+		"addAnnotation c05-n0", "generateAlert c05-n0", "addAnnotation c05-n1",
 		fmt.Sprintf("archiveAlerts %d", f.opts.Types.Max), "generateAlert summary",
 	}
 	if diff := cmp.Diff(want, f.writes()); diff != "" {
@@ -70,7 +73,7 @@ func TestNotifyOneAtATimeKeepsPlannedOrder(t *testing.T) {
 		switch i {
 		case 0:
 			return 0
-		case 4:
+		case 4, 5:
 			return 2
 		}
 		return 1
@@ -88,10 +91,11 @@ func TestNotifyOneAtATimeKeepsPlannedOrder(t *testing.T) {
 
 // TestNotifyKeepsOneClustersOrder: while 20 clusters are announced at once, the calls of the
 // cluster with five findings keep their planned order: each annotation before its alert, by
-// finding, past the annotation cap alerts only, and the summary annotation last.
+// finding, past the annotation cap alerts only, and the summary annotation last. The alert cap
+// has room for every finding.
 func TestNotifyKeepsOneClustersOrder(t *testing.T) {
 	t.Parallel()
-	f := newFleet(t, notifier.Options{Concurrency: 8, MaxAlertsPerCycle: 10, MaxAnnotationsPerCluster: 3}, 20)
+	f := newFleet(t, notifier.Options{Concurrency: 8, MaxAlertsPerCycle: 30, MaxAnnotationsPerCluster: 3}, 20)
 	f.cs.SetLatency(5 * time.Millisecond)
 	f.cs.ResetCalls()
 	f.notify(f.statuses(func(i int) int {

@@ -18,13 +18,18 @@ type job struct {
 	key       string // finding key; empty for a resolution
 	alert     bool   // the finding's alert rather than its annotation
 	summary   bool   // the cluster's summary annotation
+	// pastDay: the summary annotation of a cluster whose 24-hour budget is used up, which comes on
+	// top of the budget (once in 24 hours)
+	pastDay bool
 }
 
 // plan lists the calls owed, in a stable order, and applies the caps. Findings past
-// MaxAlertsPerCycle in the window are still annotated, but their alert is replaced by one summary
-// alert; findings of a cluster past MaxAnnotationsPerCluster in the window are not annotated one
-// by one, but counted in one summary annotation on the cluster. Its cost is linear in the
-// findings (apart from sorting them): alert types are picked against one set of the types in use.
+// MaxAlertsPerCycle in the window, or past their cluster's share of the alert types, are still
+// annotated, but their alert is replaced by one summary alert (pickAlerts hands out the cap in
+// turns); findings of a cluster past MaxAnnotationsPerCluster in the window are not annotated one
+// by one, but counted in one summary annotation on the cluster; those past the cluster's 24-hour
+// budget are neither annotated nor alerted (daybudget.go). Its cost is linear in the findings
+// (apart from sorting them): alert types are picked against one set of the types in use.
 func (n *Notifier) plan() []job {
 	s := &n.state
 	n.openWindow()
@@ -33,18 +38,26 @@ func (n *Notifier) plan() []job {
 		jobs = append(jobs, job{archive: t})
 	}
 	used := s.typesInUse()
+	pick := n.pickAlerts(n.opts.MaxAlertsPerCycle - n.window.alerts)
 	for _, id := range s.sortedClusters() {
 		cs := s.Clusters[id]
 		left := n.annotationsLeft(id)
-		more := 0
-		annotate := func(j job) bool {
-			if left == 0 {
-				return false
+		dayLeft := n.dayLeft(id) - pick.perDayUse[id] // the picked alerts have their place already
+		more, overDay := 0, 0
+		// annotate plans an annotation, and says why not when it cannot: the cluster's budget of
+		// the day, or its cap of the window.
+		annotate := func(j job) (sent, overBudget bool) {
+			switch {
+			case dayLeft <= 0:
+				return false, true
+			case left == 0:
+				return false, false
 			}
 			left--
+			dayLeft--
 			n.window.annotations[id]++
 			jobs = append(jobs, j)
-			return true
+			return true, false
 		}
 		for _, side := range []collector.Side{collector.SideVM, collector.SideNode} {
 			ss := cs.Sides[side]
@@ -52,32 +65,43 @@ func (n *Notifier) plan() []job {
 				continue
 			}
 			if ss.Resolution != nil && !ss.Resolution.Done {
-				annotate(job{clusterID: id, side: side}) // past the cap it waits for the next window
+				annotate(job{clusterID: id, side: side}) // past a cap it waits for room
 			}
 			for _, key := range sortedKeys(ss.Findings) {
 				a := ss.Findings[key]
-				if !a.Annotation.Done && !annotate(job{clusterID: id, side: side, key: key}) {
-					a.Annotation.Done, a.AnnotationCapped = true, true
-					more++
-					n.metrics.annotationsCapped.Inc()
+				over := false
+				if !a.Annotation.Done {
+					sent, overBudget := annotate(job{clusterID: id, side: side, key: key})
+					switch {
+					case overBudget:
+						a.Annotation.Done, a.AnnotationCapped = true, true
+						over = true
+					case !sent:
+						a.Annotation.Done, a.AnnotationCapped = true, true
+						more++
+						n.metrics.annotationsCapped.Inc()
+					}
 				}
-				if a.Alert.Done {
-					continue
+				if !a.Alert.Done {
+					switch {
+					case pick.overDay[a]:
+						a.Alert.Done, a.Capped = true, true
+						over = true
+					case pick.send[a] && n.planAlert(a, used, id, key):
+						jobs = append(jobs, job{clusterID: id, side: side, key: key, alert: true})
+					default:
+						a.Alert.Done, a.Capped = true, true
+						n.summary[cs.Name]++
+						n.metrics.capped.Inc()
+					}
 				}
-				if n.window.alerts < n.opts.MaxAlertsPerCycle && a.AlertType == 0 {
-					a.AlertType = allocate(n.opts.Types, used, id, key)
+				if over {
+					overDay++
+					n.metrics.overDay.Inc()
 				}
-				if n.window.alerts >= n.opts.MaxAlertsPerCycle || a.AlertType == 0 {
-					a.Alert.Done, a.Capped = true, true
-					n.summary[cs.Name]++
-					n.metrics.capped.Inc()
-					continue
-				}
-				n.window.alerts++
-				jobs = append(jobs, job{clusterID: id, side: side, key: key, alert: true})
 			}
 		}
-		if j, ok := n.planSummary(cs, id, more); ok {
+		if j, ok := n.planSummary(cs, id, more, overDay, dayLeft); ok {
 			jobs = append(jobs, j)
 		}
 	}
@@ -93,6 +117,19 @@ func (n *Notifier) plan() []job {
 		s.Summary.Part = Part{} // a new description: send it
 	}
 	return jobs
+}
+
+// planAlert gives a picked finding its alert type, if it has none yet, and counts its alert in
+// the window; false when every type is in use.
+func (n *Notifier) planAlert(a *Announcement, used map[int]bool, clusterID, key string) bool {
+	if a.AlertType == 0 {
+		a.AlertType = allocate(n.opts.Types, used, clusterID, key)
+	}
+	if a.AlertType == 0 {
+		return false
+	}
+	n.window.alerts++
+	return true
 }
 
 // send makes the calls, the clusters' at once (see workers.ForEach). A part attempted before, whose
@@ -162,7 +199,10 @@ func (n *Notifier) unsent(ctx context.Context, jobs []job) []job {
 		accepted, known := n.alreadyAccepted(ctx, j, attempted)
 		switch {
 		case accepted:
-			n.locked(func() { n.part(j).Done = true })
+			n.locked(func() {
+				n.part(j).Done = true
+				n.spent(j.clusterID, j.pastDay)
+			})
 		case known:
 			todo = append(todo, j)
 		}
@@ -277,6 +317,7 @@ func (n *Notifier) accepted(j job) {
 		return
 	}
 	n.part(j).Done = true
+	n.spent(j.clusterID, j.pastDay)
 	if j.alert {
 		_, _, _, kind := n.texts(j)
 		n.metrics.sent.WithLabelValues(string(kind)).Inc()

@@ -18,13 +18,17 @@ type State struct {
 	// Firing holds the drift alerts Alertmanager reports firing, by fingerprint (alertmanager
 	// mode only).
 	Firing map[string]Firing `json:"firing,omitempty"`
+	// Days holds, by cluster id, what the cluster was sent over the last 24 hours (see daybudget.go).
+	Days map[string]*Day `json:"days,omitempty"`
 }
 
 // ClusterState is one cluster's notification state.
 type ClusterState struct {
-	Name   string                        `json:"name"`
-	ZoneID string                        `json:"zone_id"`
-	Sides  map[collector.Side]*SideState `json:"sides"`
+	Name   string `json:"name"`
+	ZoneID string `json:"zone_id"`
+	// Owner is the cluster's tenant (collector.Cluster.Owner): the alert cap goes round by owner.
+	Owner string                        `json:"owner,omitempty"`
+	Sides map[collector.Side]*SideState `json:"sides"`
 	// Summary is the annotation that names the new findings past the annotation cap, not yet
 	// accepted by CloudStack.
 	Summary *AnnotationSummary `json:"summary,omitempty"`
@@ -37,6 +41,8 @@ type AnnotationSummary struct {
 	More int    `json:"more"`
 	Text string `json:"text"`
 	Part Part   `json:"part"`
+	// PastDay: some of them were past the cluster's 24-hour budget; the text says so.
+	PastDay bool `json:"past_day,omitempty"`
 }
 
 // SideState is one side's announced findings and a resolution still owed.
@@ -112,7 +118,7 @@ func (s *State) update(statuses []collector.ClusterStatus) []Event {
 			cs = &ClusterState{Sides: make(map[collector.Side]*SideState)}
 			s.Clusters[c.ID] = cs
 		}
-		cs.Name, cs.ZoneID = c.Name, c.ZoneID
+		cs.Name, cs.ZoneID, cs.Owner = c.Name, c.ZoneID, c.Owner()
 		events = append(events, s.updateSide(cs, c, collector.SideVM, st.VM, st.AcceptedOn(collector.SideVM) > 0)...)
 		if st.NodesEvaluated {
 			events = append(events, s.updateSide(cs, c, collector.SideNode, st.Node, st.AcceptedOn(collector.SideNode) > 0)...)

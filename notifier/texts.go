@@ -43,6 +43,13 @@ func annotationSummary(cluster string, more, limit int, findingsURL string) stri
 		more, cluster, limit, findingsWhere(findingsURL)))
 }
 
+// dayBudgetSummary is the one annotation in 24 hours of a cluster past
+// max_announcements_per_cluster_per_day: how many new findings were not announced.
+func dayBudgetSummary(cluster string, more, limit int, findingsURL string) string {
+	return WarnAnnotation(fmt.Sprintf("%d more new findings of VM map drift on Kubernetes cluster %s were not annotated or alerted one by one (at most %d annotations and alerts per cluster in 24 hours); they are logged, and listed in %s",
+		more, cluster, limit, findingsWhere(findingsURL)))
+}
+
 // findingsWhere names where the operator finds every finding.
 func findingsWhere(findingsURL string) string {
 	if findingsURL != "" {

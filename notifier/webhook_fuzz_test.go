@@ -73,7 +73,8 @@ func FuzzWebhook(f *testing.F) {
 		now := func() time.Time { return time.Date(2024, 6, 5, 8, 0, 0, 0, time.UTC) }
 		d := config.Defaults().Notifier
 		opts := Options{Enabled: true, FromAlertmanager: true, Annotations: true, Alerts: true, MaxAlertsPerCycle: d.MaxAlertsPerCycle,
-			Types: TypeRange{Min: d.AlertTypeMin, Max: d.AlertTypeMax}, Concurrency: d.Concurrency}
+			Types: TypeRange{Min: d.AlertTypeMin, Max: d.AlertTypeMax}, Concurrency: d.Concurrency,
+			MaxPerClusterPerDay: d.MaxAnnouncementsPerClusterPerDay}
 		n, err := New(cs, store, opts, NewMetrics(nil), slog.New(slog.DiscardHandler), now)
 		if err != nil {
 			t.Fatal(err)

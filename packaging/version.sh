@@ -1,12 +1,11 @@
 #!/bin/sh
-# The package version, from git as the binary's: a release tag v1.2.3 gives 1.2.3, a commit after
-# it 1.2.3+4.gabc1234, an untagged history 0.0.0+<commits>.g<commit>; ".dirty" marks local changes.
-# Debian and RPM versions must start with a digit and sort upwards, which the commit count does.
+# The version of the binary, the packages, the image and the chart: the VERSION file at the top
+# of the tree (as Prometheus projects keep one), changed by hand at a release. Builds of one
+# version are told apart by their revision (git), and packages by PKG_RELEASE.
 set -e
-dirty=
-git diff --quiet HEAD 2>/dev/null || dirty=.dirty
-if tag=$(git describe --tags --match 'v[0-9]*' 2>/dev/null); then
-  echo "${tag#v}$dirty" | sed 's/-\([0-9]*\)-g\([0-9a-f]*\)/+\1.g\2/'
-else
-  echo "0.0.0+$(git rev-list --count HEAD 2>/dev/null || echo 0).g$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$dirty"
-fi
+cd "$(dirname "$0")/.."
+v=$(tr -d ' \n' <VERSION)
+case "$v" in
+  [0-9]*.[0-9]*.[0-9]*) echo "$v" ;;
+  *) echo "packaging/version.sh: VERSION says '$v', want MAJOR.MINOR.PATCH" >&2; exit 1 ;;
+esac

@@ -1,21 +1,31 @@
 #!/usr/bin/env bash
 # The .deb and .rpm tested for real (run by .ci/run, as root, on a Debian machine):
-#   build both (make package), install the .deb, check its files, owners and modes; run the
-#   installed binary as the package's user with the installed unit's ExecStart and environment
-#   file against the simulated cloud (cks-drift-demo --simulator-only), check /metrics, /findings
-#   and the state file; systemd-analyze verify the unit; upgrade to a second build, remove, purge,
-#   checking what remains after each step; inspect the .rpm with rpm -qlp and rpm -qp --scripts.
-# The machine is left as it was, except for the system user, which purge keeps (as Debian does).
+#   1. the upgrade an operator makes: the package of an older commit (packaging/upgrade-from,
+#      built from a git worktree with its own `make package`) installed and edited as
+#      docs/install.md's Package steps do, run, then upgraded to this tree's package with standard input
+#      closed (dpkg cannot prompt): no prompt, the configuration, the keys and the state kept,
+#      and the packaged default of the new version (the loopback listen address) applies;
+#   2. a fresh install of this tree's package: files, owners and modes, the install guide's edits, the
+#      service's command line run as the package's user against the simulated cloud
+#      (cks-drift-demo --simulator-only, whose output shows what CloudStack received), an
+#      upgrade to a second build with standard input closed;
+#   each followed by remove and purge, checking what remains after each; lintian on the .deb
+#   (no error); the .rpm inspected with rpm -qlp and rpm -qp --scripts.
+# The exporter and the simulator run in a network namespace of their own, so the service listens
+# on its packaged port with nothing else on the machine in the way. The machine is left as it
+# was, except for the system user, which purge keeps (as Debian does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export GOTOOLCHAIN=${GOTOOLCHAIN:-$(cat "$(dirname "$0")/../.go-version")}
+export GOTOOLCHAIN=${GOTOOLCHAIN:-$(cat .go-version)}
 
 name=cks-drift-exporter
 user=cks-drift-exporter
 unit=/usr/lib/systemd/system/$name.service
 conf=/etc/$name/$name.yml
 defaults=/etc/default/$name
+key=/etc/$name/ssh-key # where docs/install.md puts the SSH key
 state=/var/lib/$name
+wants=/etc/systemd/system/multi-user.target.wants/$name.service
 failed=0
 passed=0
 pass() { echo "ok   $*"; passed=$((passed + 1)); }
@@ -29,7 +39,7 @@ owner_mode() { # owner_mode PATH OWNER:GROUP MODE
   got=$(stat -c '%U:%G %a' "$1" 2>/dev/null || echo missing)
   if [ "$got" = "$2 $3" ]; then pass "$1 is $2 $3"; else fail "$1 is $got, want $2 $3"; fi
 }
-absent() { if [ -e "$1" ]; then fail "$1 still there"; else pass "$1 is gone"; fi; }
+absent() { if [ -e "$1" ] || [ -L "$1" ]; then fail "$1 still there"; else pass "$1 is gone"; fi; }
 present() { if [ -e "$1" ]; then pass "$1 is kept"; else fail "$1 is gone"; fi; }
 await() { # await SECONDS COMMAND...: until the command succeeds
   local deadline=$((SECONDS + $1)); shift
@@ -39,38 +49,178 @@ await() { # await SECONDS COMMAND...: until the command succeeds
   done
 }
 
-for tool in dpkg dpkg-query rpm runuser curl systemd-analyze; do
+for tool in dpkg dpkg-deb dpkg-query rpm runuser curl systemd-analyze lintian ip ss git; do
   command -v $tool >/dev/null || { echo "package-test: $tool is missing (.ci/run installs it)"; exit 1; }
 done
 [ "$(id -u)" = 0 ] || { echo "package-test: run as root (dpkg -i)"; exit 1; }
+if dpkg-query -W -f='${Status}' $name 2>/dev/null | grep -q installed; then
+  echo "package-test: $name is installed on this machine; remove it first (dpkg --purge $name)"
+  exit 1
+fi
+from=${PKG_UPGRADE_FROM:-$(grep -v '^#' packaging/upgrade-from | head -1)}
+git cat-file -e "$from^{commit}" 2>/dev/null || {
+  echo "package-test: commit $from (packaging/upgrade-from) is not in this clone; fetch the history (git fetch --unshallow)"
+  exit 1
+}
 
 tmp=$(mktemp -d)
+ns=cks-drift-pkgtest-$$
 sim_pid= exporter_pid=
 cleanup() {
   set +e
   [ -n "$exporter_pid" ] && kill "$exporter_pid" 2>/dev/null && wait "$exporter_pid" 2>/dev/null
   [ -n "$sim_pid" ] && kill "$sim_pid" 2>/dev/null && wait "$sim_pid" 2>/dev/null
-  rm -f /etc/$name/id_ed25519
+  ip netns del "$ns" 2>/dev/null
   dpkg-query -W -f='${Status}' $name 2>/dev/null | grep -qv not-installed && dpkg --purge $name >/dev/null 2>&1
+  rm -f "$key"
+  git worktree remove --force "$tmp/old" 2>/dev/null
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-if dpkg-query -W -f='${Status}' $name 2>/dev/null | grep -q installed; then
-  echo "package-test: $name is installed on this machine; remove it first (dpkg --purge $name)"
-  exit 1
-fi
+ip netns add "$ns"
+ip -n "$ns" link set lo up
+inns() { ip netns exec "$ns" "$@"; }
 
-# Two builds of one version: the second is the upgrade.
+echo "== build: this tree's packages, then the older package from $from"
 version=$(packaging/version.sh)
-make --no-print-directory package PKG_VERSION="$version" PKG_RELEASE=1 >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; exit 1; }
-make --no-print-directory package PKG_VERSION="$version" PKG_RELEASE=2 >>"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; exit 1; }
 arch=$(go env GOARCH)
-deb1=dist/${name}_${version}-1_${arch}.deb deb2=dist/${name}_${version}-2_${arch}.deb
+make --no-print-directory package PKG_RELEASE=1 >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; exit 1; }
+deb1=dist/${name}_${version}-1_${arch}.deb
 rpm1=$(ls dist/$name-"$version"-1.*.rpm)
+cp "$deb1" "$tmp/"
+make --no-print-directory package PKG_RELEASE=2 >>"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; exit 1; }
+deb2=dist/${name}_${version}-2_${arch}.deb
+deb1=$tmp/$(basename "$deb1")
 go build -o "$tmp/cks-drift-demo" ./cmd/cks-drift-demo
+start=$SECONDS
+git worktree prune
+git worktree add --quiet --detach "$tmp/old" "$from"
+# Release 0: the older package sorts below this tree's even where both say one VERSION.
+make -C "$tmp/old" --no-print-directory package PKG_RELEASE=0 >"$tmp/build-old.log" 2>&1 || { cat "$tmp/build-old.log"; exit 1; }
+old_deb=$(ls "$tmp"/old/dist/${name}_*_"$arch".deb)
+old_version=$(dpkg-deb -f "$old_deb" Version)
+echo "built $old_deb in $((SECONDS - start)) s"
+check "the older package ($old_version) sorts below this tree's ($version-1)" dpkg --compare-versions "$old_version" lt "$version-1"
 
-echo "== install $deb1"
-dpkg -i "$deb1"
+echo "== lintian $deb1"
+if lintian --fail-on error --tag-display-limit 0 "$deb1" >"$tmp/lintian.log" 2>&1; then
+  pass "lintian: no error"
+else
+  fail "lintian reports errors"
+fi
+grep -v 'running with root privileges' "$tmp/lintian.log" || true
+
+echo "== the simulated cloud (cks-drift-demo --simulator-only) in network namespace $ns"
+inns "$tmp/cks-drift-demo" --simulator-only --dir "$tmp/sim" >"$tmp/sim.log" 2>&1 &
+sim_pid=$!
+await 60 grep -q 'Stop with Ctrl-C' "$tmp/sim.log" || { cat "$tmp/sim.log"; exit 1; }
+sim_value() { awk -v k="$1:" '$1 == k {print $2; exit}' "$tmp/sim/$name.yml"; }
+endpoint=$(sim_value endpoint) api_key=$(sim_value api_key) secret_key=$(sim_value secret_key)
+
+# readme_edit: docs/install.md's Package steps with the simulator's endpoint, keys
+# and SSH key. The private_key_file line is for packages whose configuration named the
+# management server's own key path (the install guide of those pointed it at the copy).
+readme_edit() {
+  install -m 0440 -g $user "$tmp/sim/id_ed25519" "$key"
+  sed -i -e "s#https://cloud.example.com/client/api#$endpoint#" \
+    -e "s#/var/lib/cloudstack/management/.ssh/id_rsa#$key#" "$conf"
+  sed -i -e "s#^CS_API_KEY=.*#CS_API_KEY=\"$api_key\"#" -e "s#^CS_SECRET_KEY=.*#CS_SECRET_KEY=\"$secret_key\"#" "$defaults"
+}
+
+# start_service LOG: the installed unit's ExecStart as systemd runs it, in the namespace: the
+# unit's Environment= values, then the environment file's (which win), ${VAR} and $VAR
+# expanded, continuation lines joined, as the service's user, from /.
+start_service() {
+  local execstart
+  execstart=$(sed -n '/^ExecStart=/,/[^\\]$/p' "$unit" | sed 's/\\$//' | tr -s '\n ' ' ' | sed 's/^ExecStart=//')
+  echo "ExecStart: $execstart"
+  (
+    cd /
+    while IFS= read -r line; do export "${line#Environment=}"; done < <(grep '^Environment=' "$unit" || true)
+    set -a; . "$defaults"; set +a
+    eval "set -- $execstart"
+    echo "command line: $*"
+    exec ip netns exec "$ns" runuser -u $user -- "$@"
+  ) >"$1" 2>&1 &
+  exporter_pid=$!
+}
+stop_service() { kill "$exporter_pid"; wait "$exporter_pid" || true; exporter_pid=; }
+scrape() { inns curl -fsS "http://127.0.0.1:9862$1"; }
+serving() { # serving LOG: the service answers on 127.0.0.1:9862 with one cycle done
+  if await 120 sh -c "ip netns exec $ns curl -fsS http://127.0.0.1:9862/metrics | grep -q '^cks_drift_up 1'"; then
+    pass "/metrics serves cks_drift_up 1"
+  else
+    fail "/metrics never served cks_drift_up 1"; cat "$1"; return 1
+  fi
+  check "/metrics shows the simulated drift (analytics: unmapped_vm)" sh -c "ip netns exec $ns curl -fsS http://127.0.0.1:9862/metrics | grep -q 'cks_drift_findings{.*cluster_name=\"analytics\",kind=\"unmapped_vm\"} 1'"
+  check "/findings lists the analytics cluster" sh -c "ip netns exec $ns curl -fsS http://127.0.0.1:9862/findings | grep -q analytics"
+}
+listening() { inns ss -Hltn | awk '{print $4}' | grep ':9862$' | sort | tr '\n' ' ' | sed 's/ $//'; }
+sums() { sha256sum "$conf" "$defaults" "$key" $state/state.db; }
+
+# remove_and_purge: what each step leaves; the service enabled first, as an operator would
+# (systemctl enable works without a running systemd).
+remove_and_purge() {
+  echo "== remove"
+  systemctl enable $name >/dev/null 2>&1 || true
+  check "systemctl enable made $wants" test -L $wants
+  dpkg --remove $name </dev/null
+  check "dpkg says config-files" sh -c "dpkg-query -W -f='\${Status}' $name | grep -qx 'deinstall ok config-files'"
+  absent /usr/bin/$name
+  absent $unit
+  present $conf
+  present $defaults
+  present $key
+  present $state/state.db
+  echo "== purge"
+  dpkg --purge $name </dev/null
+  check "dpkg no longer knows the package" sh -c "! dpkg-query -W -f='\${Status}' $name 2>/dev/null | grep -q ok"
+  absent $wants
+  absent $key
+  absent /etc/$name
+  absent $defaults
+  absent $state
+  check "$user is kept after purge, as Debian keeps system users" getent passwd $user
+}
+
+echo "== 1. upgrade: install $(basename "$old_deb"), edit it as docs/install.md does, run it"
+dpkg -i "$old_deb" </dev/null >"$tmp/install-old.log" 2>&1 || { cat "$tmp/install-old.log"; exit 1; }
+readme_edit
+start_service "$tmp/exporter-old.log"
+serving "$tmp/exporter-old.log" || true
+echo "the older package listens on: $(listening)"
+stop_service
+pinned_before=$(grep -c 'Pinned the SSH host key' "$tmp/exporter-old.log" || true)
+check "the older package pinned the control nodes' host keys ($pinned_before)" test "$pinned_before" -gt 0
+sum_before=$(sums)
+
+echo "== upgrade to $(basename "$deb1"), standard input closed"
+rc=0
+dpkg -i "$deb1" </dev/null >"$tmp/upgrade.log" 2>&1 || rc=$?
+cat "$tmp/upgrade.log"
+check "dpkg -i exits 0 with standard input closed (exit $rc)" test $rc = 0
+check "dpkg asked nothing (no conffile prompt)" sh -c "! grep -q 'Configuration file' '$tmp/upgrade.log'"
+check "dpkg says $version-1 installed" sh -c "dpkg-query -W -f='\${Status} \${Version}' $name | grep -qx 'install ok installed $version-1'"
+check "no conffile is left for a later upgrade to ask about" sh -c "! dpkg-query -W -f='\${Conffiles}\n' $name | grep -v obsolete | grep -q ."
+if [ "$(sums)" = "$sum_before" ]; then
+  pass "the configuration, the environment file, the SSH key and the state are kept"
+else
+  fail "the upgrade changed the configuration, the environment file, the SSH key or the state"
+fi
+start_service "$tmp/exporter-upgraded.log"
+serving "$tmp/exporter-upgraded.log" || true
+got=$(listening)
+if [ "$got" = 127.0.0.1:9862 ]; then
+  pass "the new packaged default applies: the service listens on 127.0.0.1:9862 only"
+else
+  fail "the upgraded service listens on '$got', want 127.0.0.1:9862 only"
+fi
+stop_service
+check "the kept state's host keys are used: nothing pinned anew" sh -c "! grep -q 'Pinned the SSH host key' '$tmp/exporter-upgraded.log'"
+remove_and_purge
+
+echo "== 2. install $(basename "$deb1") on a clean machine"
+dpkg -i "$deb1" </dev/null
 check "dpkg says installed" sh -c "dpkg-query -W -f='\${Status} \${Version}' $name | grep -qx 'install ok installed $version-1'"
 check "$user is a system user with no login shell" sh -c "getent passwd $user | awk -F: '\$3 < 1000 && \$7 == \"/usr/sbin/nologin\" {ok=1} END {exit !ok}'"
 owner_mode /usr/bin/$name root:root 755
@@ -79,96 +229,48 @@ owner_mode /etc/$name root:$user 750
 owner_mode $conf root:$user 640
 owner_mode $defaults root:root 600
 owner_mode $state $user:$user 700
-check "both /etc files are conffiles" sh -c "[ \$(dpkg-query -W -f='\${Conffiles}' $name | grep -cE '^ ($conf|$defaults) ') = 2 ]"
-check "the binary carries the version from git" sh -c "/usr/bin/$name --version 2>&1 | grep -q 'revision: $(git rev-parse HEAD)'"
+check "$conf is the shipped one, only what an install must set" cmp -s packaging/$name.yml $conf
+check "$defaults is the shipped one" cmp -s packaging/default $defaults
+check "the package has no conffile: an upgrade cannot prompt" sh -c "[ -z \"\$(dpkg-query -W -f='\${Conffiles}' $name)\" ]"
+check "the manual page is installed" test -s /usr/share/man/man1/$name.1.gz
+check "the binary says version $version and this commit" sh -c "/usr/bin/$name --version 2>&1 | grep -q 'version $version .*revision: $(git rev-parse HEAD)'"
 
 echo "== systemd-analyze verify $unit"
 out=$(systemd-analyze verify "$unit" 2>&1) && [ -z "$out" ] && pass "systemd-analyze verify: no warning" || fail "systemd-analyze verify: $out"
 
-echo "== run the installed binary as $user with the unit's command line, against the simulator"
-"$tmp/cks-drift-demo" --simulator-only --dir "$tmp/sim" >"$tmp/sim.log" 2>&1 &
-sim_pid=$!
-await 60 grep -q 'Stop with Ctrl-C' "$tmp/sim.log" || { cat "$tmp/sim.log"; exit 1; }
-endpoint=$(awk '/^  endpoint:/ {print $2}' "$tmp/sim/$name.yml")
-install -m 0440 -o root -g $user "$tmp/sim/id_ed25519" /etc/$name/id_ed25519
-# The packaged configuration as an operator edits it: the endpoint and the SSH key; the API
-# keys stay ${CS_API_KEY} and ${CS_SECRET_KEY}, set in the environment file.
-sed -i -e "s#^  endpoint: .*#  endpoint: $endpoint#" \
-  -e "s#^  private_key_file: .*#  private_key_file: /etc/$name/id_ed25519#" "$conf"
-port=
-for _ in $(seq 100); do # a loopback port nobody answers on
-  p=$((20000 + RANDOM % 40000))
-  if ! (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then port=$p; break; fi
-done
-[ -n "$port" ] || { echo "package-test: no free port"; exit 1; }
-sed -i -e "s#^CKS_DRIFT_EXPORTER_ARGS=.*#CKS_DRIFT_EXPORTER_ARGS=\"--web.listen-address=127.0.0.1:$port --log.level=debug\"#" \
-  -e 's#^CS_API_KEY=.*#CS_API_KEY="test-api-key"#' -e 's#^CS_SECRET_KEY=.*#CS_SECRET_KEY="test-secret-key"#' "$defaults"
-# ExecStart as systemd runs it: continuation lines joined, $VAR from the EnvironmentFile split
-# into words, as the service's user, from /.
-execstart=$(sed -n '/^ExecStart=/,/[^\\]$/p' "$unit" | sed 's/\\$//' | tr -s '\n ' ' ' | sed 's/^ExecStart=//')
-echo "ExecStart: $execstart"
-(
-  cd /
-  set -a; . "$defaults"; set +a
-  eval "set -- $execstart"
-  exec runuser -u $user -- "$@"
-) >"$tmp/exporter.log" 2>&1 &
-exporter_pid=$!
-metrics() { curl -fsS "http://127.0.0.1:$port/metrics"; }
-if await 120 sh -c "curl -fsS http://127.0.0.1:$port/metrics | grep -q '^cks_drift_up 1'"; then
-  pass "/metrics serves cks_drift_up 1"
-  check "/metrics shows the simulated drift (analytics: unmapped_vm)" sh -c "curl -fsS http://127.0.0.1:$port/metrics | grep -q 'cks_drift_findings{.*cluster_name=\"analytics\",kind=\"unmapped_vm\"} 1'"
-  check "/findings lists the analytics cluster" sh -c "curl -fsS http://127.0.0.1:$port/findings | grep -q analytics"
-  runs_as=$(for p in /proc/[0-9]*; do if [ "$(readlink $p/exe 2>/dev/null)" = /usr/bin/$name ]; then stat -c %U $p; fi; done)
-  if [ "$runs_as" = $user ]; then pass "the process runs as $user"; else fail "the process runs as '$runs_as'"; fi
-else
-  fail "/metrics never served cks_drift_up 1"; cat "$tmp/exporter.log"
-fi
-kill "$exporter_pid"; wait "$exporter_pid" || true; exporter_pid=
+echo "== the install guide's edits, then the service's command line against the simulator"
+readme_edit
+check "--config.check --config.check.offline accepts the edited configuration" sh -c \
+  "set -a; . $defaults; set +a; runuser -u $user -- /usr/bin/$name --config.file=$conf --config.check --config.check.offline"
+start_service "$tmp/exporter.log"
+serving "$tmp/exporter.log" || true
+got=$(listening)
+if [ "$got" = 127.0.0.1:9862 ]; then pass "the service listens on 127.0.0.1:9862 only"; else fail "the service listens on '$got'"; fi
+runs_as=$(for p in /proc/[0-9]*; do if [ "$(readlink $p/exe 2>/dev/null)" = /usr/bin/$name ]; then stat -c %U $p; fi; done)
+if [ "$runs_as" = $user ]; then pass "the process runs as $user"; else fail "the process runs as '$runs_as'"; fi
+check "the simulator printed the annotation CloudStack received (as make demo does)" \
+  await 60 grep -q 'CloudStack received addAnnotation on cluster' "$tmp/sim.log"
+stop_service
 owner_mode $state/state.db $user:$user 600
-sum_before=$(sha256sum "$conf" "$defaults" $state/state.db)
+sum_before=$(sums)
 
-echo "== upgrade to $deb2"
-dpkg -i "$deb2"
+echo "== upgrade to $(basename "$deb2"), standard input closed"
+rc=0
+dpkg -i "$deb2" </dev/null >"$tmp/upgrade2.log" 2>&1 || rc=$?
+check "dpkg -i exits 0 with standard input closed (exit $rc)" test $rc = 0
+check "dpkg asked nothing" sh -c "! grep -q 'Configuration file' '$tmp/upgrade2.log'"
 check "dpkg says $version-2 installed" sh -c "dpkg-query -W -f='\${Status} \${Version}' $name | grep -qx 'install ok installed $version-2'"
-if [ "$(sha256sum "$conf" "$defaults" $state/state.db)" = "$sum_before" ]; then
-  pass "upgrade kept the configuration, the environment file and the state"
-else
-  fail "upgrade changed the configuration, the environment file or the state"
-fi
+if [ "$(sums)" = "$sum_before" ]; then pass "the upgrade kept the configuration, the keys and the state"; else fail "the upgrade changed the configuration, the keys or the state"; fi
 owner_mode $state $user:$user 700
 # The upgraded binary with the kept configuration and state: one cycle, drift found (exit 1).
 rc=0
-(cd / && set -a && . "$defaults" && set +a && runuser -u $user -- /usr/bin/$name --config.file=$conf --once) >"$tmp/once.log" 2>&1 || rc=$?
+(cd / && set -a && . "$defaults" && set +a && inns runuser -u $user -- /usr/bin/$name --config.file=$conf --once) >"$tmp/once.log" 2>&1 || rc=$?
 if [ $rc = 1 ] && grep -q unmapped_vm "$tmp/once.log"; then pass "the upgraded binary checks the cloud (--once exit 1, drift)"; else fail "--once after upgrade: exit $rc"; cat "$tmp/once.log"; fi
-
-echo "== remove"
-# Enabled as an operator would (systemctl enable works without a running systemd): removal must
-# not leave the enablement link behind.
-wants=/etc/systemd/system/multi-user.target.wants/$name.service
-systemctl enable $name >/dev/null 2>&1 || true
-check "systemctl enable made $wants" test -L $wants
-dpkg --remove $name
-absent $wants
-check "dpkg says config-files" sh -c "dpkg-query -W -f='\${Status}' $name | grep -qx 'deinstall ok config-files'"
-absent /usr/bin/$name
-absent $unit
-present $conf
-present $defaults
-present $state/state.db
-
-echo "== purge"
-rm -f /etc/$name/id_ed25519 # ours, not the package's
-dpkg --purge $name
-check "dpkg no longer knows the package" sh -c "! dpkg-query -W -f='\${Status}' $name 2>/dev/null | grep -q ok"
-absent /etc/$name
-absent $defaults
-absent $state
-check "$user is kept after purge, as Debian keeps system users" getent passwd $user
+remove_and_purge
 
 echo "== $rpm1"
 files=$(rpm -qlp "$rpm1" 2>/dev/null)
-for f in /usr/bin/$name $unit $conf /etc/sysconfig/$name $state; do
+for f in /usr/bin/$name $unit $conf /etc/sysconfig/$name $state /usr/share/man/man1/$name.1.gz; do
   check "rpm -qlp lists $f" grep -qx "$f" <<<"$files"
 done
 check "the rpm has no /etc/default file" bash -c '! grep -q /etc/default' <<<"$files"

@@ -5,8 +5,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/cks-drift-exporter/cks-drift-exporter/exporter/report"
-	"log/slog"
 	"net"
 	"os"
 	"os/signal"
@@ -20,6 +18,7 @@ import (
 	"github.com/prometheus/exporter-toolkit/web"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/exporter"
+	"github.com/cks-drift-exporter/cks-drift-exporter/exporter/report"
 )
 
 func main() {
@@ -34,13 +33,12 @@ func main() {
 	)
 	promslogflag.AddFlags(app, logCfg)
 	kingpin.MustParse(app.Parse(os.Args[1:]))
-	logger := promslog.New(logCfg)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	var err error
 	if *simOnly {
 		err = simulate(ctx, *dir)
 	} else {
-		err = run(ctx, *listen, *dir, *interval, *source, logger)
+		err = run(ctx, *listen, *dir, *interval, *source, logCfg)
 	}
 	stop()
 	if err != nil {
@@ -49,7 +47,7 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, listen, dir string, interval time.Duration, source string, logger *slog.Logger) error {
+func run(ctx context.Context, listen, dir string, interval time.Duration, source string, logCfg *promslog.Config) error {
 	var apis *kubeAPIs
 	check := fmt.Sprintf("  interval: %s\n", interval)
 	if source == "kubernetes_api" {
@@ -68,13 +66,22 @@ func run(ctx context.Context, listen, dir string, interval time.Duration, source
 	if err != nil {
 		return err
 	}
-	e, err := exporter.New(exporter.Options{ConfigFile: cfgPath, Logger: logger, EnableLifecycle: true}) // POST /-/reload and /-/check, as with --web.enable-lifecycle
+	// The exporter's log goes to a file beside its state, not amid the table below and what
+	// CloudStack receives (the first cycle's host-key pins, say).
+	logPath := filepath.Join(dir, "exporter.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	logCfg.Writer = logFile
+	e, err := exporter.New(exporter.Options{ConfigFile: cfgPath, Logger: promslog.New(logCfg), EnableLifecycle: true}) // POST /-/reload and /-/check, as with --web.enable-lifecycle
 	if err != nil {
 		return err
 	}
 	defer e.Close()
 
-	fmt.Println("== One check cycle, as `cks-drift-exporter --once` prints it:")
+	fmt.Printf("== One check cycle, as `cks-drift-exporter --once` prints it (the exporter's log: %s):\n", logPath)
 	fmt.Println()
 	e.RunOnce(ctx, os.Stdout, report.FormatTable)
 
@@ -89,10 +96,11 @@ func run(ctx context.Context, listen, dir string, interval time.Duration, source
    Metrics:        %s/metrics
    Findings:       %s/findings (?problems=1, ?cluster=NAME, ?kind=KIND)
    Configuration:  %s (reload: curl -X POST %s/-/reload; lifecycle endpoints are on in the demo)
+   Log:            %s
    CloudStack API: %s (simulated)
    What CloudStack receives from the notifier is printed below. Stop with Ctrl-C.
 
-`, interval, base, base, base, cfgPath, base, sim.CloudStack.Endpoint())
+`, interval, base, base, base, cfgPath, base, logPath, sim.CloudStack.Endpoint())
 	go watchWrites(ctx, sim)
 	webCfg := &web.FlagConfig{WebListenAddresses: &[]string{listen}, WebSystemdSocket: new(bool), WebConfigFile: new(string)}
 	return e.Run(ctx, exporter.ServeOptions{TelemetryPath: "/metrics", Web: webCfg, Listener: l})

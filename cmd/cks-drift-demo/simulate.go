@@ -22,8 +22,9 @@ func newWorld(apis *kubeAPIs) (*simulator.Simulator, error) {
 }
 
 // simulate runs the simulated cloud alone, for an exporter started elsewhere (an installed
-// package, say): it writes that exporter's configuration and key into dir, prints the
-// configuration's path and serves until interrupted.
+// package, say): it writes that exporter's configuration and key into dir, prints where they
+// are and, until interrupted, what CloudStack receives from that exporter's notifier, as the
+// demo does for its own.
 func simulate(ctx context.Context, dir string) error {
 	sim, err := newWorld(nil)
 	if err != nil {
@@ -34,7 +35,12 @@ func simulate(ctx context.Context, dir string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("Simulated CloudStack API at %s; an exporter's configuration is in %s. Stop with Ctrl-C.\n", sim.CloudStack.Endpoint(), cfgPath)
-	<-ctx.Done()
+	fmt.Printf(`== The simulated cloud runs alone, for an exporter started elsewhere.
+   CloudStack API: %s (simulated; api_key and secret_key in the configuration)
+   Configuration:  %s (an exporter's, with its SSH key beside it)
+   What CloudStack receives from the notifier is printed below. Stop with Ctrl-C.
+
+`, sim.CloudStack.Endpoint(), cfgPath)
+	watchWrites(ctx, sim)
 	return nil
 }

@@ -1,5 +1,5 @@
 #!/bin/sh
-# After install or upgrade (deb postinst "configure [old-version]"; rpm %post 1 or 2): tell
+# rpm %post (1 install, 2 upgrade; the .deb's is packaging/deb/postinst): tell
 # systemd about the unit, and restart the service on upgrade if it runs. A first install does
 # not start it: the configuration needs the cloud's endpoint and keys first.
 set -e

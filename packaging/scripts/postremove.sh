@@ -1,11 +1,8 @@
 #!/bin/sh
-# After removal. "remove" keeps the state (findings, what was announced, pinned SSH host keys);
-# "purge" (deb only; dpkg removes the configuration itself) deletes it too.
+# rpm %postun: tell systemd the unit is gone. The state stays (findings, what was announced,
+# pinned SSH host keys), as rpm has no purge; the .deb's postrm is packaging/deb/postrm.
 set -e
 if [ -d /run/systemd/system ]; then
   systemctl daemon-reload || true
-fi
-if [ "$1" = purge ]; then
-  rm -rf /var/lib/cks-drift-exporter
 fi
 exit 0

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Before removal (deb prerm "remove"; rpm %preun 0): stop the service if systemd runs, and
+# rpm %preun (0: removal; the .deb's is packaging/deb/prerm): stop the service if systemd runs, and
 # disable it either way (systemctl disable works without a running systemd), so that no
 # enablement link outlives the unit. An upgrade restarts it in the postinstall instead.
 set -e

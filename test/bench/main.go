@@ -40,6 +40,9 @@ type options struct {
 	projects    float64
 	drift       float64
 	concurrency int
+	// hangingConcurrency is check.hanging_concurrency of the exporter (its default): the lane of
+	// the nodes that timed out in the cycle before.
+	hangingConcurrency int
 	// notifierConcurrency is notifier.concurrency of the exporter.
 	notifierConcurrency int
 	sshTimeout          time.Duration
@@ -76,6 +79,7 @@ func main() {
 	flag.Float64Var(&o.projects, "projects", 0.1, "share of clusters (with their VMs and rules) owned by a project")
 	flag.Float64Var(&o.drift, "drift", 0.05, "share of clusters with drift (one piece each, of the kinds the API shows, in turn)")
 	flag.IntVar(&o.concurrency, "concurrency", d.Check.Concurrency, "check.concurrency of the exporter")
+	o.hangingConcurrency = d.Check.HangingConcurrency // the world's configuration leaves it at the default
 	flag.IntVar(&o.notifierConcurrency, "notifier-concurrency", d.Notifier.Concurrency, "notifier.concurrency of the exporter")
 	flag.DurationVar(&o.sshTimeout, "ssh-timeout", d.SSH.Timeout, "ssh.timeout of the exporter and of the one-at-a-time check")
 	flag.IntVar(&o.pageSize, "page-size", d.CloudStack.PageSize, "cloudstack.page_size of the exporter")

@@ -125,7 +125,7 @@ func runWorld(ctx context.Context, o options, bins binaries, dir string, n int, 
 		return res, err
 	}
 	defer exp.stop()
-	limit := time.Duration(10*res.Bound.Seconds*float64(time.Second)) + 2*time.Minute
+	limit := time.Duration(10*res.Bound.ColdSeconds*float64(time.Second)) + 2*time.Minute
 
 	// The cold cycle starts with the process.
 	if err := waitReady(ctx, base, exp, limit); err != nil {

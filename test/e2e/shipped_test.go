@@ -91,8 +91,9 @@ func TestExamplesAsShipped(t *testing.T) {
 	}
 
 	// The exporter, started with the unit's ExecStart: its binary and configuration file at
-	// their test paths, and $CKS_DRIFT_EXPORTER_ARGS (the environment file's flags) naming the
-	// listen address.
+	// their test paths, ${CKS_DRIFT_EXPORTER_LISTEN_ADDRESS} (the environment file's, or the
+	// unit's loopback default) a free loopback port, and $CKS_DRIFT_EXPORTER_ARGS (the
+	// environment file's extra flags) empty.
 	bin := filepath.Join(dir, "cks-drift-exporter")
 	build := exec.Command("go", "build", "-o", bin, "github.com/cks-drift-exporter/cks-drift-exporter/cmd/cks-drift-exporter")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
@@ -106,8 +107,9 @@ func TestExamplesAsShipped(t *testing.T) {
 		switch {
 		case strings.HasPrefix(w, "--config.file="):
 			args = append(args, "--config.file="+cfg)
-		case w == "$CKS_DRIFT_EXPORTER_ARGS":
+		case w == "--web.listen-address=${CKS_DRIFT_EXPORTER_LISTEN_ADDRESS}":
 			args = append(args, "--web.listen-address="+expAddr)
+		case w == "$CKS_DRIFT_EXPORTER_ARGS":
 		default:
 			args = append(args, w)
 		}

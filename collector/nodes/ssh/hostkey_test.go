@@ -69,6 +69,22 @@ func TestStrict(t *testing.T) {
 	}
 }
 
+// TestRunPinsPinNothing: --preflight's store trusts the first key for the run, and the log line
+// says that nothing was pinned.
+func TestRunPinsPinNothing(t *testing.T) {
+	f := newFixture(t)
+	var logs logBuffer
+	l := f.lister(t, func(o *Options) { o.Policy, o.Pins, o.Logger = config.HostKeyPin, &RunPins{}, logs.logger() })
+	if _, err := f.nodes(t, l); err != nil {
+		t.Fatalf("first contact: %v", err)
+	}
+	got := logs.String()
+	if strings.Contains(got, "Pinned") || !strings.Contains(got, `msg="Trusted the SSH host key of a control node for this run only; nothing is pinned"`) ||
+		!strings.Contains(got, "fingerprint="+gossh.FingerprintSHA256(f.srv.HostKey())) {
+		t.Errorf("first contact with RunPins logged:\n%s", got)
+	}
+}
+
 func TestPin(t *testing.T) {
 	f := newFixture(t)
 	pins := &MemoryPins{}

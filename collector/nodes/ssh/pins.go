@@ -57,6 +57,13 @@ func (m *MemoryPins) PinHostKey(id string, key []byte) error {
 	return nil
 }
 
+// RunPins is a MemoryPins for a run that must pin nothing (--preflight, --config.check): a
+// control node's first key is trusted while the run lasts and kept nowhere, and the Lister's
+// log line says so instead of claiming a pin.
+type RunPins struct{ MemoryPins }
+
+func (*RunPins) runOnly() {}
+
 // checkPin implements the pin policy. The first key seen is pinned and logged at info level with
 // its fingerprint, so that operators can compare it with the node's; a later different key is
 // refused every time, without logging (the caller logs the error once) and without re-pinning,
@@ -76,8 +83,11 @@ func (l *Lister) checkPin(clusterID, addr string, key gossh.PublicKey) error {
 		if err := l.pin(id, offered); err != nil {
 			return withReason(reasonOther, fmt.Errorf("pin host key: %w", err))
 		}
-		l.log.Info("Pinned the SSH host key of a control node on first contact",
-			"cluster_id", clusterID, "addr", addr, "key_type", key.Type(), "fingerprint", gossh.FingerprintSHA256(key))
+		msg := "Pinned the SSH host key of a control node on first contact"
+		if _, runOnly := l.pins.(interface{ runOnly() }); runOnly {
+			msg = "Trusted the SSH host key of a control node for this run only; nothing is pinned"
+		}
+		l.log.Info(msg, "cluster_id", clusterID, "addr", addr, "key_type", key.Type(), "fingerprint", gossh.FingerprintSHA256(key))
 		return nil
 	}
 	if bytes.Equal(pinned, offered) {
