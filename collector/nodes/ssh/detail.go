@@ -2,6 +2,7 @@ package ssh
 
 import (
 	"errors"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -42,13 +43,30 @@ func clean(s string, n int) string {
 	return s
 }
 
+// klogHeader is the header klog writes before each of its log lines: severity, date, time,
+// thread id and source file. Real kubectl logs such lines (five "couldn't get current server API
+// group list" errors when its discovery cache is missing or stale) before its own message.
+var klogHeader = regexp.MustCompile(`^[IWEF][0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6} +[0-9]+ [^ \]]+:[0-9]+\] `)
+
 // firstLine returns the first line of stderr that says something, cleaned and cut to n
 // characters: kubectl and sudo put their message there; what follows is usually detail of it.
+// kubectl's log lines are skipped, since its message follows them; when there is nothing else,
+// the first log line's text stands in, without its header.
 func firstLine(stderr []byte, n int) string {
+	logged := ""
 	for line := range strings.Lines(string(stderr)) {
+		if h := klogHeader.FindString(line); h != "" {
+			if logged == "" {
+				logged = clean(line[len(h):], n)
+			}
+			continue
+		}
 		if l := clean(line, n); l != "" {
 			return l
 		}
+	}
+	if logged != "" {
+		return logged
 	}
 	return "no message on stderr"
 }

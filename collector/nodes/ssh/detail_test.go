@@ -72,3 +72,20 @@ func TestDetailSanitised(t *testing.T) {
 		t.Errorf("firstLine() = %q", got)
 	}
 }
+
+// TestDetailSkipsKlog: real kubectl logs klog lines before its message when its discovery cache
+// is missing or stale (the fake's FailCommand prints such a recording, see TestDetail); a stderr
+// of klog lines only gives the first one's text without its header, and a line that only looks
+// a little like klog is a message.
+func TestDetailSkipsKlog(t *testing.T) {
+	for _, tc := range []struct{ stderr, want string }{
+		{"W1201 12:00:00.000000    4711 loader.go:223] Config not found: /root/.kube/config\n", "Config not found: /root/.kube/config"},
+		{"E1201 18:47:24.031435   17748 memcache.go:265] \"Unhandled Error\" err=\"x\"\nerror: the server doesn't have a resource type \"nodes\"\n",
+			`error: the server doesn't have a resource type "nodes"`},
+		{"E1201 is not a klog line]\n", "E1201 is not a klog line]"},
+	} {
+		if got := firstLine([]byte(tc.stderr), MaxDetail); got != tc.want {
+			t.Errorf("firstLine(%q) = %q, want %q", tc.stderr, got, tc.want)
+		}
+	}
+}

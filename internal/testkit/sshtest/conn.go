@@ -2,6 +2,7 @@ package sshtest
 
 import (
 	"bytes"
+	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -12,8 +13,11 @@ import (
 	"golang.org/x/crypto/ssh"
 )
 
-// failMessage is what kubectl prints when the API server on the control node is down.
-const failMessage = "The connection to the server localhost:8080 was refused - did you specify the right host or port?\n"
+// failMessage is what kubectl prints when the API server on the control node is down, recorded
+// from real kubectl v1.32 without a discovery cache: five klog lines, then its message.
+//
+//go:embed testdata/kubectl-v1.32-refused.stderr
+var failMessage string
 
 // garbage is output a broken or unexpected kubectl could print: a table instead of names.
 const garbage = "NAME              STATUS   ROLES           AGE   VERSION\n" +
