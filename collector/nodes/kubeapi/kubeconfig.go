@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -162,11 +163,11 @@ func restConfig(data []byte, timeout time.Duration) (*rest.Config, error) {
 		return nil, withReason(reasonTLS, errors.New("the kubeconfig's server is not an https URL verified against a CA"))
 	}
 	rc.Timeout = timeout
-	// The core group's REST path; answers are decoded by list, so no scheme of types is needed,
-	// only the codecs that read an error Status.
+	// The core group's REST path; answers are decoded by list, so the scheme needs no types but
+	// metav1.Status, which client-go decodes an error answer into for its message.
 	rc.APIPath = "/api"
 	rc.GroupVersion = &schema.GroupVersion{Version: "v1"}
-	rc.NegotiatedSerializer = serializer.NewCodecFactory(runtime.NewScheme()).WithoutConversion()
+	rc.NegotiatedSerializer = serializer.NewCodecFactory(statusScheme).WithoutConversion()
 	rc.UserAgent = "cks-drift-exporter"
 	rc.WarningHandler = rest.NoWarnings{}
 	// One list per cluster per cycle, a few pages at most (max_nodes bounds them): client-go's
@@ -178,6 +179,15 @@ func restConfig(data []byte, timeout time.Duration) (*rest.Config, error) {
 	rc.Wrap(capBodies)
 	return rc, nil
 }
+
+// statusScheme knows only the Status of an error answer ("nodes is forbidden: User ... cannot
+// list resource"). Without it client-go cannot decode one and reports every 401 and 403 as
+// "unknown", which leaves a missing ClusterRoleBinding undiagnosable.
+var statusScheme = func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	metav1.AddToGroupVersion(s, schema.GroupVersion{Version: "v1"})
+	return s
+}()
 
 // selfContained refuses what would make the exporter read local files, run commands, skip TLS
 // verification or go through a proxy the kubeconfig names.

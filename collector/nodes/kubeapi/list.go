@@ -69,7 +69,12 @@ func list(ctx context.Context, client rest.Interface, maxNodes int) ([]Node, err
 		if cont != "" {
 			req = req.Param("continue", cont)
 		}
-		body, err := req.Do(ctx).Raw()
+		res := req.Do(ctx)
+		body, err := res.Raw()
+		if err != nil {
+			// Raw leaves an error answer undecoded; Error reads its Status (statusScheme).
+			err = res.Error()
+		}
 		if err == nil && ctx.Err() != nil {
 			// An answer cut short by the deadline can come back without an error.
 			err = ctx.Err()

@@ -5,7 +5,9 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"net"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
@@ -85,7 +87,7 @@ func classify(ctx context.Context, err error) error {
 	case ctx.Err() != nil:
 		return withReason(reasonOther, err) // cancelled by shutdown or reload: not the cluster's fault
 	case apierrors.IsUnauthorized(err), apierrors.IsForbidden(err):
-		return withReason(reasonAuth, err)
+		return withReason(reasonAuth, boundStatus(err))
 	case errors.As(err, &unknownCA), errors.As(err, &hostname), errors.As(err, &invalid),
 		errors.As(err, &verify), errors.As(err, &alert), errors.As(err, &recordHead):
 		return withReason(reasonTLS, err)
@@ -94,5 +96,20 @@ func classify(ctx context.Context, err error) error {
 	case errors.As(err, &dnsErr), errors.As(err, &opErr) && opErr.Op == "dial":
 		return withReason(reasonUnreachable, err)
 	}
-	return withReason(reasonOther, err)
+	return withReason(reasonOther, boundStatus(err))
+}
+
+// maxStatusMessage bounds the message of an error Status kept in an error: the API server is the
+// tenant's, and its text reaches the debug log and, cut shorter, /findings. The real server's
+// longest, a Forbidden naming a service account, is about 150 bytes.
+const maxStatusMessage = 512
+
+// boundStatus cuts the message of an error Status longer than maxStatusMessage, keeping its code.
+func boundStatus(err error) error {
+	var se *apierrors.StatusError
+	if !errors.As(err, &se) || len(se.ErrStatus.Message) <= maxStatusMessage {
+		return err
+	}
+	msg := strings.ToValidUTF8(se.ErrStatus.Message[:maxStatusMessage], "")
+	return fmt.Errorf("%s... (status %d, message cut at %d bytes)", msg, se.ErrStatus.Code, maxStatusMessage)
 }
