@@ -56,7 +56,7 @@ func cycle(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, sr
 	next.Clusters = collector.EvaluateShard(prev.Clusters, inv, nodes, next.Start, cfg.Check.GracePeriod, next.Shard)
 	next.Clusters, next.AcceptRules = collector.Accept(next.Clusters, inv.Clusters, cfg.Rules(), next.Start)
 	logAcceptRules(prev.AcceptRules, next.AcceptRules, logger)
-	logReachability(prev.Clusters, next.Clusters, logAuthSummary(prev.Clusters, next.Clusters, cfg, logger), logger)
+	logReachability(prev.Clusters, next.Clusters, logAuthSummary(prev.Clusters, next.Clusters, cfg, logger), nodeTarget(src.nodes), logger)
 	if announcer != nil {
 		collector.RestoreFirstSeen(next.Clusters, announcer.FirstSeen)
 		announcer.Notify(ctx, next.Clusters)
@@ -115,10 +115,20 @@ func listOne(ctx context.Context, c collector.Cluster, lister NodeLister, logger
 	return nl
 }
 
+// nodeTarget returns the log fields that say where a cluster's node list is asked: the Kubernetes
+// API server of its kubeconfig for that source (kubeapi.Lister.Server), else the SSH address.
+func nodeTarget(nodes NodeLister) func(collector.Cluster) []any {
+	if api, ok := nodes.(interface{ Server(clusterID string) string }); ok {
+		return func(c collector.Cluster) []any { return []any{"api", api.Server(c.ID)} }
+	}
+	return func(c collector.Cluster) []any { return []any{"ssh_host", c.SSH.Host, "ssh_port", c.SSH.Port} }
+}
+
 // logReachability logs a change of kubectl reachability once, not every cycle: a WARN when a
 // cluster's nodes can no longer be listed or fail for another reason, an INFO when they can again.
 // With authSummarized, refused keys were summed up in one line and are not logged per cluster.
-func logReachability(prev, cur []collector.ClusterStatus, authSummarized bool, logger *slog.Logger) {
+// target names where the node list was asked.
+func logReachability(prev, cur []collector.ClusterStatus, authSummarized bool, target func(collector.Cluster) []any, logger *slog.Logger) {
 	before := make(map[string]collector.ClusterStatus, len(prev))
 	for _, s := range prev {
 		before[s.Cluster.ID] = s
@@ -132,8 +142,8 @@ func logReachability(prev, cur []collector.ClusterStatus, authSummarized bool, l
 		case authSummarized && s.NodesError == authReason: // in the summary line already
 		case !s.NodesReachable && (!seen || p.NodesError != s.NodesError):
 			logger.Warn("Could not list the Kubernetes nodes of the cluster; comparing its VM map with the VMs in CloudStack only",
-				"cluster", s.Cluster.Name, "cluster_id", s.Cluster.ID, "reason", s.NodesError, "detail", s.NodesDetail,
-				"ssh_host", s.Cluster.SSH.Host, "ssh_port", s.Cluster.SSH.Port)
+				append([]any{"cluster", s.Cluster.Name, "cluster_id", s.Cluster.ID, "reason", s.NodesError, "detail", s.NodesDetail},
+					target(s.Cluster)...)...)
 		case s.NodesReachable && seen && p.NodesError != "":
 			logger.Info("The Kubernetes nodes of the cluster can be listed again", "cluster", s.Cluster.Name, "cluster_id", s.Cluster.ID)
 		}

@@ -1,6 +1,7 @@
 package exporter
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -66,6 +67,11 @@ func TestKubernetesAPISourceScenarios(t *testing.T) {
 	}
 	if w := e.writes()[written:]; len(w) != 0 {
 		t.Fatalf("writes while the API is unreachable: %q", w)
+	}
+	// The WARN line names the API server that was asked, not an SSH address.
+	warn := regexp.MustCompile(`level=WARN [^\n]*msg="Could not list the Kubernetes nodes of the cluster[^\n]*reason=api_unreachable[^\n]*`)
+	if line := warn.FindString(p.out.String()); !strings.Contains(line, " api="+api.URL()) || strings.Contains(line, "ssh_host") {
+		t.Errorf("the WARN line for the unreachable API server = %q, want api=%s and no ssh_host; log:\n%s", line, api.URL(), p.out.String())
 	}
 
 	// The API server at a new address with a stranger node: CloudStack's new kubeconfig is

@@ -190,8 +190,8 @@ func (p *preflight) logins(ctx context.Context, cfg *config.Config, inv collecto
 			names, err := nodes.Nodes(ctx, c)
 			what := fmt.Sprintf("%s login in zone %s (cluster %s)", cfg.Check.NodeSource, z, c.Name)
 			if err != nil {
-				reason := ssh.Reason(err)
-				err = &cloudstackapi.HintError{Err: err, Hint: reason + ": " + report.ReasonText(reason)}
+				reason := failureReason(err)
+				err = &cloudstackapi.HintError{Err: err, Hint: reason + ": " + report.ReasonText(string(cfg.Check.NodeSource), reason)}
 			}
 			lines[i] = func() { p.check(what, fmt.Sprintf("%d Kubernetes nodes listed", len(names)), err) }
 		}()

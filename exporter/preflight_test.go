@@ -74,3 +74,24 @@ func TestPreflight(t *testing.T) {
 		t.Fatalf("a wrong secret: exit %d\n%s", code, out)
 	}
 }
+
+// TestPreflightKubernetesAPI: with the Kubernetes API source, a failure is labelled with that
+// source's reason and explained in its words, not the SSH source's "other".
+func TestPreflightKubernetesAPI(t *testing.T) {
+	e, cs := newEnv(t, simulator.ClusterSpec{Name: "alpha", Zone: "zone1"})
+	api := startKubeAPI(t, e.sim, cs[0])
+	e.writeConfig("", "")
+	e.useKubernetesAPI()
+	var out bytes.Buffer
+	if code := Preflight(context.Background(), e.cfg, &out, slog.New(slog.DiscardHandler)); code != 0 {
+		t.Fatalf("a sound setup: exit %d\n%s", code, out.String())
+	}
+	api.Close()
+	out.Reset()
+	code := Preflight(context.Background(), e.cfg, &out, slog.New(slog.DiscardHandler))
+	t.Logf("--preflight with the API server gone:\n%s", out.String())
+	want := "api_unreachable: the cluster's Kubernetes API server could not be reached"
+	if code != 1 || !strings.Contains(out.String(), "FAIL  kubernetes_api login in zone zone1 (cluster alpha)") || !strings.Contains(out.String(), want) {
+		t.Fatalf("exit %d, want 1 and %q:\n%s", code, want, out.String())
+	}
+}

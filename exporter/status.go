@@ -42,7 +42,10 @@ func (e *Exporter) routeStatus(mux *http.ServeMux, telemetryPath string) {
 }
 
 func (e *Exporter) statusPage(telemetryPath string) *report.StatusPage {
-	return report.NewStatusPage(report.New(e.Snapshot()).Printable(), version.Version, telemetryPath, e.now())
+	p := report.NewStatusPage(report.New(e.Snapshot()).Printable(), version.Version, telemetryPath, e.now())
+	cfg, _ := e.current()
+	p.NodeSource = string(cfg.Check.NodeSource)
+	return p
 }
 
 func (e *Exporter) render(w http.ResponseWriter, code int, name string, p *report.StatusPage) {

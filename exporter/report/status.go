@@ -46,6 +46,8 @@ type StatusPage struct {
 	Unreachable   []ClusterReport
 	Skipped       []ClusterReport
 	Cluster       *ClusterReport // the per-cluster page's cluster
+	// NodeSource is check.node_source, whose words explain a reason (ReasonText).
+	NodeSource string
 }
 
 type kindCount struct {
@@ -139,8 +141,17 @@ func formatTime(t *time.Time, now time.Time) string {
 }
 
 // ReasonText explains a reason label of cks_drift_kubectl_failures_total in words an operator
-// can act on.
-func ReasonText(reason string) string {
+// can act on, in the words of the node source (check.node_source) that gave it: the two share
+// some labels (timeout, bad_output, too_many_nodes, ...) that mean the same stage, not the same
+// thing to check.
+func ReasonText(source, reason string) string {
+	if source == "kubernetes_api" {
+		return apiReasonText(reason)
+	}
+	return sshReasonText(reason)
+}
+
+func sshReasonText(reason string) string {
 	switch reason {
 	case "no_target":
 		return "no SSH address: the cluster has no port-forwarding rule to port 22 of its first control VM"
@@ -162,9 +173,36 @@ func ReasonText(reason string) string {
 		return "kubectl printed more than the exporter reads"
 	case "bad_output":
 		return "kubectl printed something that is not a node list"
+	}
+	return commonReasonText(reason)
+}
+
+func apiReasonText(reason string) string {
+	switch reason {
+	case "kubeconfig_unavailable":
+		return "no usable kubeconfig: none in kubernetes_api.kubeconfig_dir and none from CloudStack (getKubernetesClusterConfig), or it cannot be used"
+	case "api_unreachable":
+		return "the cluster's Kubernetes API server could not be reached (connection refused, no route, no such name)"
+	case "unauthorized":
+		return "the Kubernetes API server refused the kubeconfig's credential or its right to list nodes (the detail has the server's message)"
+	case "tls":
+		return "the Kubernetes API server's certificate does not verify against the kubeconfig's CA"
+	case "timeout":
+		return "the Kubernetes API server did not answer within kubernetes_api.timeout"
+	case "too_many_nodes":
+		return "the Kubernetes API server listed more nodes than ssh.max_nodes"
+	case "output_too_large":
+		return "an answer of the Kubernetes API server was larger than the exporter reads"
+	case "bad_output":
+		return "the Kubernetes API server's answer is not a node list"
+	}
+	return commonReasonText(reason)
+}
+
+func commonReasonText(reason string) string {
+	switch reason {
 	case "not_listed", "cancelled":
 		return "the cycle ended before the nodes were listed"
-	default:
-		return reason
 	}
+	return reason
 }

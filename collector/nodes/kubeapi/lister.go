@@ -125,6 +125,17 @@ func (l *Lister) List(ctx context.Context, c collector.Cluster) (nodes []Node, e
 	return nodes, nil
 }
 
+// Server returns the API server address of the kubeconfig the cluster's last list used, for the
+// log line that says where its nodes could not be listed; "" when it had no usable kubeconfig.
+func (l *Lister) Server(clusterID string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if c := l.cache[clusterID]; c != nil {
+		return c.host
+	}
+	return ""
+}
+
 // sameUUIDs counts the nodes whose systemUUID is the uuid of the cluster's VM of the same name.
 // CloudStack's KVM agent gives the libvirt domain the VM's uuid and writes it as the SMBIOS
 // system UUID (LibvirtComputingResource.createVMFromSpec and LibvirtVMDef.GuestDef at 4.17.0.0),
