@@ -14,6 +14,7 @@ const namespace = "cks_drift"
 var (
 	upDesc          = desc("up", "1 if the last check cycle read the clusters and VMs from CloudStack (cached from the last cycle).")
 	enabledDesc     = desc("check_enabled", "1 if the check is enabled in the configuration (check.enabled).")
+	intervalDesc    = desc("check_interval_seconds", "Time between the starts of two check cycles in seconds (check.interval of the configuration the last cycle ran with).")
 	durationDesc    = desc("cycle_duration_seconds", "Duration of the last completed check cycle in seconds (cached from the last cycle).")
 	lastSuccessDesc = desc("last_cycle_success_timestamp_seconds", "Unix time at which the last successful check cycle ended.")
 	cyclesDesc      = desc("cycles_total", "Check cycles run since the exporter started.")
@@ -166,6 +167,11 @@ var families = []family{
 		}
 	}},
 	{desc: enabledDesc, series: func(emit emitter, s *Snapshot, _ ClusterStatus) { emit(prometheus.GaugeValue, boolValue(s.Enabled)) }},
+	{desc: intervalDesc, series: func(emit emitter, s *Snapshot, _ ClusterStatus) {
+		if s.Interval > 0 {
+			emit(prometheus.GaugeValue, s.Interval.Seconds())
+		}
+	}},
 	{desc: checkedDesc, perCluster: true, order: byID, series: func(emit emitter, _ *Snapshot, cs ClusterStatus) {
 		emit(prometheus.GaugeValue, boolValue(cs.Checked), cs.Cluster.ID, cs.Cluster.Name)
 	}},

@@ -12,7 +12,7 @@ import (
 func testSnapshot() *Snapshot {
 	end := time.Unix(1780000000, 0)
 	return &Snapshot{
-		Start: end.Add(-1500 * time.Millisecond), End: end, Success: true, Enabled: true, LastSuccess: end,
+		Start: end.Add(-1500 * time.Millisecond), End: end, Success: true, Enabled: true, Interval: 5 * time.Minute, LastSuccess: end,
 		Cycles: 3, CycleFailures: 1,
 		NodeListFailures: map[string]uint64{"timeout": 2},
 		Clusters: []ClusterStatus{
@@ -37,7 +37,7 @@ func testSnapshot() *Snapshot {
 // testdata/metrics.golden (go test -run TestMetricsExposition -update rewrites it).
 func TestMetricsExposition(t *testing.T) {
 	t.Parallel()
-	names := []string{"cks_drift_up", "cks_drift_cycle_duration_seconds", "cks_drift_cluster_checked", "cks_drift_finding",
+	names := []string{"cks_drift_up", "cks_drift_check_interval_seconds", "cks_drift_cycle_duration_seconds", "cks_drift_cluster_checked", "cks_drift_finding",
 		"cks_drift_findings", "cks_drift_cluster_info", "cks_drift_kubectl_failures_total", "cks_drift_cluster_status"}
 	got, err := testutil.CollectAndFormat(NewMetrics(testSnapshot), expfmt.TypeTextPlain, names...)
 	if err != nil {

@@ -37,11 +37,14 @@ func (s ClusterStatus) Findings() []Finding {
 // Snapshot is the outcome of the last completed cycle; metrics and /findings are built from it
 // alone, so that a scrape never waits for CloudStack or SSH.
 type Snapshot struct {
-	Start    time.Time
-	End      time.Time
-	Success  bool   // the inventory was read
-	Error    string // why it was not
-	Enabled  bool
+	Start   time.Time
+	End     time.Time
+	Success bool   // the inventory was read
+	Error   string // why it was not
+	Enabled bool
+	// Interval is check.interval of the configuration the cycle ran with, exported so that the
+	// stale alert compares a cycle's age with it instead of a number written into the rule.
+	Interval time.Duration
 	Shard    Shard
 	Clusters []ClusterStatus // by name, then id; only the shard's
 	// FindingSeriesLimit bounds the cks_drift_finding series of one cluster

@@ -29,6 +29,7 @@ func cycle(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, sr
 	next := carry(prev)
 	next.Start = now()
 	next.Enabled = true
+	next.Interval = cfg.Check.Interval
 	next.Shard = collector.Shard{Ordinal: cfg.Check.Shard, Total: cfg.Check.TotalShards}
 	next.FindingSeriesLimit = cfg.Check.MaxFindingSeriesPerCluster
 	next.Cycles++

@@ -140,7 +140,7 @@ func New(opts Options) (*Exporter, error) {
 	}
 	e.notifier = n
 	e.exposition = &exposition{live: e.live, logger: e.logger}
-	e.publish(&collector.Snapshot{Enabled: cfg.Check.Enabled, NodeListFailures: failures})
+	e.publish(&collector.Snapshot{Enabled: cfg.Check.Enabled, Interval: cfg.Check.Interval, NodeListFailures: failures})
 	e.reloadOK.Set(1)
 	e.reloadTime.Set(float64(e.now().Unix()))
 	e.warnInsecureTLS(cfg)

@@ -30,7 +30,7 @@ func MetricNames() ([]string, error) {
 func MetricFamilies() ([]*dto.MetricFamily, error) {
 	now := time.Now()
 	full := &collector.Snapshot{
-		Start: now, End: now, Success: true, Enabled: true, LastSuccess: now,
+		Start: now, End: now, Success: true, Enabled: true, Interval: time.Minute, LastSuccess: now,
 		NodeListFailures:   map[string]uint64{"timeout": 1},
 		FindingSeriesLimit: 1, // and two findings: cks_drift_finding_series_omitted is present
 		Clusters: []collector.ClusterStatus{{

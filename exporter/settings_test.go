@@ -73,8 +73,8 @@ func TestBadReloadKeepsConfiguration(t *testing.T) {
 	if m["cks_drift_config_last_reload_successful"] != 0 || m[`cks_drift_config_reloads_total{result="failure"}`] != 1 {
 		t.Fatalf("reload metrics: %v", matching(m, "reload"))
 	}
-	if m["cks_drift_check_enabled"] != 1 || m["cks_drift_up"] != 1 {
-		t.Fatalf("the running configuration was dropped: %v", matching(m, "enabled|up"))
+	if m["cks_drift_check_enabled"] != 1 || m["cks_drift_up"] != 1 || m["cks_drift_check_interval_seconds"] != 3600 {
+		t.Fatalf("the running configuration (interval: 1h) was dropped: %v", matching(m, "enabled|up|interval"))
 	}
 	// The running configuration still works.
 	if code := post(t, e.url+"/-/check"); code != http.StatusAccepted {
