@@ -51,9 +51,11 @@ func render(t *testing.T, values string) string {
 	return out
 }
 
-// validSets are the value sets that must render: one replica, three shards, and three
-// unsharded replicas behind Alertmanager with an existing Secret and no volume.
-var validSets = []string{"one-replica.yaml", "three-shards.yaml", "three-alertmanager.yaml"}
+// validSets are the value sets that must render: one replica, three shards, three unsharded
+// replicas behind Alertmanager with an existing Secret and no volume, a scrape job and interval
+// of one's own, TLS with and without basic auth, and the naming, image and scheduling knobs.
+var validSets = []string{"one-replica.yaml", "three-shards.yaml", "three-alertmanager.yaml",
+	"custom-job.yaml", "tls-basic-auth.yaml", "tls-only.yaml", "overrides.yaml"}
 
 func TestHelmLint(t *testing.T) {
 	for _, values := range validSets {
@@ -74,6 +76,9 @@ func TestChartRefuses(t *testing.T) {
 		{"invalid-no-endpoint.yaml", "config.cloudstack.endpoint is required"},
 		{"invalid-no-api-key.yaml", "secrets.apiKey is required (or secrets.existingSecret)"},
 		{"invalid-alertmanager-no-token.yaml", "secrets.webhookToken is required with config.notifier.mode: alertmanager"},
+		{"invalid-basic-auth-no-scrape-auth.yaml", "serviceMonitor.basicAuth is required with webConfig.basicAuth.enabled"},
+		{"invalid-tls-no-secret.yaml", "webConfig.tls.secretName is required with webConfig.tls.enabled"},
+		{"invalid-job-name.yaml", `serviceMonitor.jobName "cks\"drift" is not a Kubernetes label value`},
 	} {
 		t.Run(tc.values, func(t *testing.T) {
 			_, errOut, err := runHelm(t, "template", release, chartDir, "-f", filepath.Join("testdata", tc.values))

@@ -13,6 +13,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -27,6 +28,8 @@ type manifests struct {
 	secrets        map[string]*corev1.Secret
 	configMaps     []*corev1.ConfigMap
 	networkPolicy  *networkingv1.NetworkPolicy
+	serviceAccount *corev1.ServiceAccount
+	pdb            *policyv1.PodDisruptionBudget
 	serviceMonitor *monitoringv1.ServiceMonitor
 	prometheusRule *monitoringv1.PrometheusRule
 }
@@ -63,6 +66,10 @@ func decodeStrict(t *testing.T, rendered string) manifests {
 			m.configMaps = append(m.configMaps, o)
 		case *networkingv1.NetworkPolicy:
 			m.networkPolicy = o
+		case *corev1.ServiceAccount:
+			m.serviceAccount = o
+		case *policyv1.PodDisruptionBudget:
+			m.pdb = o
 		case *monitoringv1.ServiceMonitor:
 			m.serviceMonitor = o
 		case *monitoringv1.PrometheusRule:
@@ -121,10 +128,9 @@ func TestRenderedManifests(t *testing.T) {
 				t.Errorf("storage.path %s is not on the state volume %+v", cfg.Storage.Path, c.VolumeMounts)
 			}
 
-			// The rules select job="cks-drift": the ServiceMonitor takes the job from the
-			// Service label it names.
-			job := m.services[0].Labels[m.serviceMonitor.Spec.JobLabel]
-			if job != "cks-drift" {
+			// The rules select serviceMonitor.jobName (cks-drift by default): the
+			// ServiceMonitor takes the job from the Service label it names.
+			if job := scrapeJob(m); job != "cks-drift" {
 				t.Errorf("the scrape job would be %q, want cks-drift", job)
 			}
 			if got := len(m.networkPolicy.Spec.Egress); got != tc.egressRules {
@@ -135,6 +141,11 @@ func TestRenderedManifests(t *testing.T) {
 			}
 		})
 	}
+}
+
+// scrapeJob is the job label Prometheus gives the ServiceMonitor's targets.
+func scrapeJob(m manifests) string {
+	return m.services[0].Labels[m.serviceMonitor.Spec.JobLabel]
 }
 
 // checkSecurity: the pod runs as a non-root user on a read-only root filesystem, with no
@@ -152,6 +163,15 @@ func checkSecurity(t *testing.T, pod corev1.PodSpec) {
 	if pod.AutomountServiceAccountToken == nil || *pod.AutomountServiceAccountToken {
 		t.Error("the service account token is mounted")
 	}
+	// Pod Security "restricted": a RuntimeDefault seccomp profile and only these volume types.
+	if psc == nil || psc.SeccompProfile == nil || psc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
+		t.Errorf("pod security context %+v: want seccompProfile RuntimeDefault", psc)
+	}
+	for _, v := range pod.Volumes {
+		if v.Secret == nil && v.ConfigMap == nil && v.EmptyDir == nil && v.PersistentVolumeClaim == nil && v.Projected == nil && v.DownwardAPI == nil {
+			t.Errorf("volume %s is of a type Pod Security restricted refuses", v.Name)
+		}
+	}
 }
 
 // exporterConfig loads the rendered configuration with the exporter's own loader, with the
@@ -159,13 +179,14 @@ func checkSecurity(t *testing.T, pod corev1.PodSpec) {
 // as --check.shard-from-hostname does.
 func exporterConfig(t *testing.T, m manifests, values string, sharded bool, replicas int32) *config.Config {
 	t.Helper()
-	cs := m.secrets[fullname+"-config"]
+	name := m.statefulSet.Name
+	cs := m.secrets[name+"-config"]
 	if cs == nil {
-		t.Fatalf("no Secret %s-config", fullname)
+		t.Fatalf("no Secret %s-config", name)
 	}
 	dir := t.TempDir()
 	secrets := map[string]string{"api-key": "k", "secret-key": "s", "ssh-private-key": "key", "webhook-token": "t"}
-	if s := m.secrets[fullname+"-secrets"]; s != nil {
+	if s := m.secrets[name+"-secrets"]; s != nil {
 		secrets = s.StringData
 	}
 	for name, value := range secrets {

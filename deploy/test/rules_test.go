@@ -20,8 +20,9 @@ const (
 )
 
 // TestRenderedRulesAndDashboards: the rendered PrometheusRule holds exactly the groups of
-// rules/cks-drift.rules.yml and passes promtool check rules; each dashboard of dashboards/ is a
-// ConfigMap labelled for Grafana's sidecar with the dashboard as it is.
+// rules/cks-drift.rules.yml with the chart's job (cks-drift) in place of the rules' job=~ and
+// passes promtool check rules; each dashboard of dashboards/ is a ConfigMap labelled for
+// Grafana's sidecar with the dashboard as it is.
 func TestRenderedRulesAndDashboards(t *testing.T) {
 	for _, values := range []string{"one-replica.yaml", "three-shards.yaml"} {
 		t.Run(values, func(t *testing.T) {
@@ -30,6 +31,7 @@ func TestRenderedRulesAndDashboards(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			data = []byte(strings.ReplaceAll(string(data), `job=~"cks-drift.*"`, `job="cks-drift"`))
 			var want monitoringv1.PrometheusRuleSpec
 			if err := yaml.UnmarshalStrict(data, &want); err != nil {
 				t.Fatalf("%s as a PrometheusRule spec: %v", rulesFile, err)
@@ -75,5 +77,29 @@ func promtoolCheck(t *testing.T, spec monitoringv1.PrometheusRuleSpec) {
 	out, err := exec.Command(promtool, "check", "rules", path).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "SUCCESS") {
 		t.Fatalf("promtool check rules on the rendered PrometheusRule: %v\n%s", err, out)
+	}
+}
+
+// promtoolTest runs promtool test rules with the rendered rule groups and tests, the YAML of
+// the items of a promtool test file's tests list.
+func promtoolTest(t *testing.T, spec monitoringv1.PrometheusRuleSpec, tests string) {
+	t.Helper()
+	promtool := tooltest.Require(t, "promtool", "apt-get install prometheus")
+	data, err := yaml.Marshal(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "rendered.rules.yml"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	file := "rule_files: [rendered.rules.yml]\nevaluation_interval: 1m\ntests:" + tests
+	if err := os.WriteFile(filepath.Join(dir, "rendered.test.yml"), []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(promtool, "test", "rules", "rendered.test.yml")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "SUCCESS") {
+		t.Fatalf("promtool test rules on the rendered PrometheusRule: %v\n%s", err, out)
 	}
 }
