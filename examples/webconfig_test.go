@@ -2,22 +2,14 @@ package examples
 
 import (
 	"bufio"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/certtest"
 	"github.com/prometheus/exporter-toolkit/web"
 	"go.yaml.in/yaml/v3"
 	"golang.org/x/crypto/bcrypt"
@@ -26,32 +18,15 @@ import (
 // webConfigDir is where web-config.yml expects its files.
 const webConfigDir = "/etc/cks-drift-exporter/"
 
-// writeCert writes a self-signed ECDSA certificate for 127.0.0.1 and its key.
+// writeCert writes a self-signed certificate for 127.0.0.1 and its key.
 func writeCert(t *testing.T, certFile, keyFile string) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "cks-drift-exporter example"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pkcs8, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for f, b := range map[string]*pem.Block{certFile: {Type: "CERTIFICATE", Bytes: der}, keyFile: {Type: "PRIVATE KEY", Bytes: pkcs8}} {
+	certPEM, keyPEM := certtest.SelfSigned(t, "127.0.0.1")
+	for f, b := range map[string][]byte{certFile: certPEM, keyFile: keyPEM} {
 		if err := os.MkdirAll(filepath.Dir(f), 0o700); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(f, pem.EncodeToMemory(b), 0o600); err != nil {
+		if err := os.WriteFile(f, b, 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/certtest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/cloudstacktest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
 )
@@ -139,7 +140,7 @@ func TestCAFile(t *testing.T) {
 	caFile := filepath.Join(e.dir, "cloudstack-ca.pem")
 	otherCA := filepath.Join(e.dir, "other-ca.pem")
 	notPEM := filepath.Join(e.dir, "not-pem.txt")
-	other, _ := selfSigned(t, "127.0.0.1")
+	other, _ := certtest.SelfSigned(t, "127.0.0.1")
 	for f, content := range map[string][]byte{
 		caFile:  pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw}),
 		otherCA: other,

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/certtest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
 	"github.com/prometheus/exporter-toolkit/web"
 	"golang.org/x/crypto/bcrypt"
@@ -29,7 +30,7 @@ import (
 func TestWebTLSAndBasicAuth(t *testing.T) {
 	e, cs := newEnv(t, simulator.ClusterSpec{Name: "test"})
 	e.writeConfig("  interval: 1h\n", alertmanagerMode)
-	certPEM, keyPEM := selfSigned(t, "127.0.0.1")
+	certPEM, keyPEM := certtest.SelfSigned(t, "127.0.0.1")
 	certFile, keyFile := filepath.Join(e.dir, "web.crt"), filepath.Join(e.dir, "web.key")
 	if err := os.WriteFile(certFile, certPEM, 0o644); err != nil {
 		t.Fatal(err)

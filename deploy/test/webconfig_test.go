@@ -1,20 +1,13 @@
 package deploytest
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/certtest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/tooltest"
 )
 
@@ -25,7 +18,7 @@ func promtoolWebConfig(t *testing.T, text string) {
 	t.Helper()
 	promtool := tooltest.Require(t, "promtool", "apt-get install prometheus")
 	dir := t.TempDir()
-	certPEM, keyPEM := selfSigned(t)
+	certPEM, keyPEM := certtest.SelfSigned(t, fullname+".monitoring.svc")
 	for name, data := range map[string][]byte{"tls.crt": certPEM, "tls.key": keyPEM} {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
 			t.Fatal(err)
@@ -40,32 +33,4 @@ func promtoolWebConfig(t *testing.T, text string) {
 	if err != nil || !strings.Contains(string(out), "SUCCESS") {
 		t.Fatalf("promtool check web-config: %v\n%s\n%s", err, out, text)
 	}
-}
-
-// selfSigned returns a certificate and its key, PEM-encoded, as a kubernetes.io/tls Secret
-// holds them.
-func selfSigned(t *testing.T) (certPEM, keyPEM []byte) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1),
-		Subject:      pkix.Name{CommonName: fullname + ".monitoring.svc"},
-		DNSNames:     []string{fullname + ".monitoring.svc"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER})
 }
