@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
@@ -95,6 +96,7 @@ type Notifier struct {
 	summary map[string]int       // capped findings by cluster name in the cycle under way
 	window  budget               // what the caps have used in the current window
 	turns   *collector.Turns     // the order of the alert cap's turns, new every pass
+	view    atomic.Pointer[View] // see View
 }
 
 // New loads the state. A state that cannot be decoded stops start-up: resetting it would
@@ -115,6 +117,7 @@ func New(cs CloudStack, store Store, opts Options, metrics *Metrics, logger *slo
 		}
 	}
 	n.saved = raw
+	n.publish()
 	return n, nil
 }
 
@@ -151,6 +154,7 @@ func (n *Notifier) FirstSeen(clusterID string, side collector.Side, key string) 
 func (n *Notifier) Notify(ctx context.Context, statuses []collector.ClusterStatus) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	defer n.publish()
 	announce := statuses
 	if n.opts.FromAlertmanager {
 		announce = n.state.firingOnly(statuses)
@@ -225,14 +229,14 @@ func (s *State) settle(o Options, all bool) {
 	for _, cs := range s.Clusters {
 		for _, ss := range cs.Sides {
 			if ss.Resolution != nil && (all || !o.Annotations) {
-				ss.Resolution.Done = true
+				ss.Resolution.settle()
 			}
 			for _, a := range ss.Findings {
 				if all || !o.Annotations {
-					a.Annotation.Done = true
+					a.Annotation.settle()
 				}
 				if all || !o.Alerts {
-					a.Alert.Done = true
+					a.Alert.settle()
 				}
 			}
 		}
@@ -256,6 +260,13 @@ func (s *State) settle(o Options, all bool) {
 	if all {
 		s.Archive = nil
 		s.Summary = nil
+	}
+}
+
+// settle marks a part done without a call.
+func (p *Part) settle() {
+	if !p.Done {
+		p.Done, p.Off = true, true
 	}
 }
 

@@ -200,7 +200,7 @@ func (n *Notifier) unsent(ctx context.Context, jobs []job) []job {
 		switch {
 		case accepted:
 			n.locked(func() {
-				n.part(j).Done = true
+				n.part(j).Done, n.part(j).At = true, attempted
 				n.spent(j.clusterID, j.pastDay)
 			})
 		case known:
@@ -316,7 +316,8 @@ func (n *Notifier) accepted(j job) {
 		n.state.Archive = removeInt(n.state.Archive, j.archive)
 		return
 	}
-	n.part(j).Done = true
+	p := n.part(j)
+	p.Done, p.At = true, n.now()
 	n.spent(j.clusterID, j.pastDay)
 	if j.alert {
 		_, _, _, kind := n.texts(j)

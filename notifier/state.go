@@ -74,6 +74,10 @@ type Announcement struct {
 type Part struct {
 	Done      bool      `json:"done"`
 	Attempted time.Time `json:"attempted,omitempty"`
+	// At is when CloudStack accepted the part, for the status page; Off marks a part settled
+	// without a call because it was switched off.
+	At  time.Time `json:"at,omitempty"`
+	Off bool      `json:"off,omitempty"`
 }
 
 // Announced reports whether CloudStack accepted every part.
