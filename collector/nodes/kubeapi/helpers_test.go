@@ -81,7 +81,7 @@ func (r *rig) lister(t *testing.T, change ...func(*Options)) *Lister {
 
 // threeNodes is a small cluster as CKS names it.
 var threeNodes = []kubetest.Node{
-	{Name: "prod-control-18fd1d2a3b4", SystemUUID: "6c1e0a5e-0000-4000-8000-000000000001"},
-	{Name: "prod-node-18fd1d2a3c5", SystemUUID: "6c1e0a5e-0000-4000-8000-000000000002"},
-	{Name: "prod-node-18fd1d2a3d6", SystemUUID: "6c1e0a5e-0000-4000-8000-000000000003"},
+	{Name: "prod-control-18fd1d2a3b4", SystemUUID: "6c1e0a5e-0000-4000-8000-000000000001", KubeletVersion: "v1.28.4"},
+	{Name: "prod-node-18fd1d2a3c5", SystemUUID: "6c1e0a5e-0000-4000-8000-000000000002", KubeletVersion: "v1.28.4"},
+	{Name: "prod-node-18fd1d2a3d6", SystemUUID: "6c1e0a5e-0000-4000-8000-000000000003", KubeletVersion: "v1.27.9"},
 }

@@ -90,11 +90,15 @@ func (l *Lister) client(ctx context.Context, id string, refresh bool) (*client, 
 	if err != nil {
 		return nil, err
 	}
-	nodes, err := rest.RESTClientFor(rc)
+	hc, err := httpClient(rc)
 	if err != nil {
 		return nil, withReason(reasonKubeconfig, errors.New("no client can be made from the kubeconfig"))
 	}
-	cl := &client{nodes: nodes, closeIdle: nodes.Client.CloseIdleConnections, host: rc.Host, sum: sum, fromCloudStack: fromCloudStack, used: l.opts.Now()}
+	nodes, err := rest.RESTClientForConfigAndClient(rc, hc)
+	if err != nil {
+		return nil, withReason(reasonKubeconfig, errors.New("no client can be made from the kubeconfig"))
+	}
+	cl := &client{nodes: nodes, closeIdle: hc.CloseIdleConnections, host: rc.Host, sum: sum, fromCloudStack: fromCloudStack, used: l.opts.Now()}
 	l.mu.Lock()
 	l.cache[id] = cl
 	l.mu.Unlock()

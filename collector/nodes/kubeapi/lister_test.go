@@ -39,9 +39,9 @@ func TestListsEveryPage(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := []Node{
-				{Name: threeNodes[0].Name, SystemUUID: threeNodes[0].SystemUUID},
-				{Name: threeNodes[1].Name, SystemUUID: threeNodes[1].SystemUUID},
-				{Name: threeNodes[2].Name, SystemUUID: threeNodes[2].SystemUUID},
+				{Name: threeNodes[0].Name, SystemUUID: threeNodes[0].SystemUUID, KubeletVersion: threeNodes[0].KubeletVersion},
+				{Name: threeNodes[1].Name, SystemUUID: threeNodes[1].SystemUUID, KubeletVersion: threeNodes[1].KubeletVersion},
+				{Name: threeNodes[2].Name, SystemUUID: threeNodes[2].SystemUUID, KubeletVersion: threeNodes[2].KubeletVersion},
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("nodes (-want +got):\n%s", diff)

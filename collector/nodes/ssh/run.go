@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -15,6 +16,11 @@ import (
 
 // stderrCap is how much of kubectl's stderr is kept: enough for its one-line messages.
 const stderrCap = 4 << 10
+
+// maxStderr bounds what the command may write to stderr, as maxOutput bounds stdout: the control
+// node is the tenant's, and one that wrote to stderr without end once had 896 MiB read and
+// thrown away (3 s of CPU) in the 5 s before ssh.timeout. kubectl writes a line or two there.
+const maxStderr = 1 << 20
 
 // signalGrace is how long, after the deadline, the connection stays open for telling sshd to
 // signal the command; it bounds a node that stops reading.
@@ -74,7 +80,9 @@ func (l *Lister) exec(ctx context.Context, deadline time.Time, client *gossh.Cli
 	if err != nil {
 		return nil, fail(ctx, deadline, reasonOther, "stdout", err)
 	}
-	stderr := &capped{max: stderrCap}
+	// Past maxStderr the connection is closed, which ends the read of stdout below and the
+	// command on the node, as returning early does for stdout.
+	stderr := &capped{max: stderrCap, limit: maxStderr, over: func() { _ = client.Close() }}
 	sess.Stderr = stderr
 	if err := sess.Start(l.command); err != nil {
 		return nil, fail(ctx, deadline, reasonOther, "start command", err)
@@ -86,6 +94,9 @@ func (l *Lister) exec(ctx context.Context, deadline time.Time, client *gossh.Cli
 	}
 
 	out, err := io.ReadAll(io.LimitReader(stdout, maxOutput+1))
+	if stderr.overflowed() {
+		return nil, errStderrTooLarge
+	}
 	if err != nil {
 		return nil, fail(ctx, deadline, reasonOther, "read output", err)
 	}
@@ -95,13 +106,16 @@ func (l *Lister) exec(ctx context.Context, deadline time.Time, client *gossh.Cli
 			fmt.Errorf("command printed more than %d bytes", maxOutput))
 	}
 	if err := sess.Wait(); err != nil {
+		if stderr.overflowed() {
+			return nil, errStderrTooLarge
+		}
 		var exitErr *gossh.ExitError
 		if ctx.Err() != nil {
 			// Killed by the signal sent when ctx ended: the deadline is the cause, not the node.
 			return nil, fail(ctx, deadline, reasonOther, "wait for command", err)
 		}
 		if errors.As(err, &exitErr) {
-			line := firstLine(stderr.buf, MaxDetail)
+			line := firstLine(stderr.kept(), MaxDetail)
 			return nil, withDetail(reasonExitStatus, fmt.Sprintf("exit status %d: %s", exitErr.ExitStatus(), line),
 				fmt.Errorf("command exited with status %d: %s", exitErr.ExitStatus(), line))
 		}
@@ -127,19 +141,47 @@ func fail(ctx context.Context, deadline time.Time, reason, stage string, err err
 	return withReason(reason, fmt.Errorf("%s: %w", stage, err))
 }
 
-// capped keeps the first max bytes written and drops the rest while still accepting it, so the
-// remote side never blocks on a stream nobody reads.
+// capped keeps the first max bytes written to it and counts the rest, up to limit: past it,
+// it calls over once and fails every write. It is written from the ssh package's goroutine.
 type capped struct {
-	max int
-	buf []byte
+	max   int
+	limit int64
+	over  func()
+
+	mu      sync.Mutex
+	buf     []byte
+	written int64
+	tooMuch atomic.Bool
 }
 
 func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
 	if room := c.max - len(c.buf); room > 0 {
 		c.buf = append(c.buf, p[:min(room, len(p))]...)
 	}
+	c.written += int64(len(p))
+	over := c.written > c.limit
+	c.mu.Unlock()
+	if over {
+		if !c.tooMuch.Swap(true) {
+			c.over()
+		}
+		return 0, errStderrTooLarge
+	}
 	return len(p), nil
 }
+
+// overflowed reports whether more than limit bytes were written.
+func (c *capped) overflowed() bool { return c.tooMuch.Load() }
+
+// kept returns the first max bytes.
+func (c *capped) kept() []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.buf
+}
+
+var errStderrTooLarge = withReason(reasonOutputTooLarge, fmt.Errorf("command wrote more than %d bytes to stderr", maxStderr))
 
 // authFailed tells an authentication failure from other handshake errors. The ssh package
 // reports it only as text; this wording has been stable since 2012 and a change would only turn

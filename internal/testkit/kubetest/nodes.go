@@ -1,6 +1,7 @@
 package kubetest
 
 import (
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
@@ -24,9 +25,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	user, canList := s.authenticate(r)
 	s.mu.Lock()
 	s.requests = append(s.requests, Request{Path: r.URL.Path, Limit: q.Get("limit"), Continue: q.Get("continue"), User: user})
-	delay, status, maxLimit := s.delay, s.status, s.maxLimit
+	delay, status, maxLimit, answer := s.delay, s.status, s.maxLimit, s.answer
 	nodes := append([]Node(nil), s.nodes...)
 	s.mu.Unlock()
+	if answer != nil {
+		answer(w, r)
+		return
+	}
 
 	if delay > 0 {
 		t := time.NewTimer(delay)
@@ -130,7 +135,7 @@ func node(n Node, i int) corev1.Node {
 				MachineID: "2b0a4c5e9d8f4e3a9b1c0d2e3f4a5b6c", SystemUUID: n.SystemUUID,
 				BootID: "c1d2e3f4-0000-4000-8000-000000000001", KernelVersion: "5.15.0-91-generic",
 				OSImage: "Ubuntu 22.04.3 LTS", ContainerRuntimeVersion: "containerd://1.7.13",
-				KubeletVersion: "v1.28.4", OperatingSystem: "linux", Architecture: "amd64",
+				KubeletVersion: cmp.Or(n.KubeletVersion, "v1.28.4"), OperatingSystem: "linux", Architecture: "amd64",
 			},
 		},
 	}

@@ -19,6 +19,8 @@ import (
 type Node struct {
 	Name       string
 	SystemUUID string
+	// KubeletVersion is what status.nodeInfo.kubeletVersion says; empty means v1.28.4.
+	KubeletVersion string
 }
 
 // Credential is one identity the server accepts. Exactly one of Token or the client
@@ -44,6 +46,7 @@ type Server struct {
 	maxLimit  int           // the server's own cap on limit; 0: none
 	status    int           // answer every list with this status when not 0
 	delay     time.Duration // before each answer
+	answer    http.HandlerFunc
 	closed    chan struct{}
 	closeOnce sync.Once
 }
@@ -163,4 +166,13 @@ func (s *Server) Revoke() {
 	defer s.mu.Unlock()
 	clear(s.tokens)
 	clear(s.certs)
+}
+
+// SetAnswer makes h answer every request instead of the server, after the request is recorded
+// (Requests; its User is who the credential names, whatever h does); nil restores the server's
+// own answers. Tests play a hostile API server with it: redirects, endless bodies, deep JSON.
+func (s *Server) SetAnswer(h http.HandlerFunc) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.answer = h
 }

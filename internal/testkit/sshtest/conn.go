@@ -47,6 +47,9 @@ func (s *Server) serve(conn net.Conn) {
 		// the client hangs up or Close closes the connection.
 		_, _ = io.Copy(io.Discard, conn)
 		return
+	case EndlessBanner:
+		s.banner(conn)
+		return
 	}
 	if s.delay > 0 {
 		t := time.NewTimer(s.delay)
@@ -58,7 +61,7 @@ func (s *Server) serve(conn net.Conn) {
 		}
 	}
 
-	sc, chans, reqs, err := ssh.NewServerConn(conn, s.serverConfig())
+	sc, chans, reqs, err := ssh.NewServerConn(conn, s.serverConfig(mode))
 	if err != nil {
 		s.log.Debug("sshtest handshake failed", "remote", conn.RemoteAddr().String(), "err", err)
 		return
@@ -69,6 +72,13 @@ func (s *Server) serve(conn net.Conn) {
 		defer s.wg.Done()
 		ssh.DiscardRequests(reqs)
 	}()
+	if mode == OpenChannels {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.openChannels(sc, 50)
+		}()
+	}
 	for nc := range chans {
 		if nc.ChannelType() != "session" {
 			_ = nc.Reject(ssh.UnknownChannelType, "only session channels")
@@ -90,8 +100,11 @@ func (s *Server) serve(conn net.Conn) {
 }
 
 // serverConfig is built per connection so that SetHostKey applies to the next handshake. Only
-// public-key authentication is offered, as on a CKS node.
-func (s *Server) serverConfig() *ssh.ServerConfig {
+// public-key authentication is offered, as on a CKS node, unless mode says otherwise.
+func (s *Server) serverConfig(mode Mode) *ssh.ServerConfig {
+	if mode == KeyboardInteractiveOnly {
+		return s.keyboardInteractiveConfig()
+	}
 	cfg := &ssh.ServerConfig{
 		PublicKeyCallback: func(meta ssh.ConnMetadata, key ssh.PublicKey) (*ssh.Permissions, error) {
 			if meta.User() == s.user && bytes.Equal(key.Marshal(), s.authorized) {
@@ -176,6 +189,12 @@ func (s *Server) exec(ch ssh.Channel, command string) bool {
 		writeHuge(ch)
 		exit(ch, 0)
 	case HangCommand:
+		return false
+	case FloodStderr:
+		s.floodStderr(ch)
+		exit(ch, 0)
+	case Drip:
+		s.drip(ch)
 		return false
 	default:
 		var b strings.Builder

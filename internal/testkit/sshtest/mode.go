@@ -27,6 +27,18 @@ const (
 	// HangCommand completes the handshake and starts the command, which never answers until the
 	// session or the server is closed.
 	HangCommand
+	// FloodStderr starts the command, which writes to stderr without end.
+	FloodStderr
+	// Drip starts the command, which prints a node line one byte every 10 ms and never ends.
+	Drip
+	// EndlessBanner accepts the TCP connection and writes lines before the SSH version line
+	// without end.
+	EndlessBanner
+	// OpenChannels opens 50 channels towards the client (forwarded-tcpip, x11, agent, session)
+	// after the handshake, then answers as Normal.
+	OpenChannels
+	// KeyboardInteractiveOnly offers only keyboard-interactive authentication, with prompts.
+	KeyboardInteractiveOnly
 )
 
 // HugeSize is how many bytes Huge mode prints at least: more than any sane output cap.
@@ -49,6 +61,16 @@ func (m Mode) String() string {
 		return "huge"
 	case HangCommand:
 		return "hang_command"
+	case FloodStderr:
+		return "flood_stderr"
+	case Drip:
+		return "drip"
+	case EndlessBanner:
+		return "endless_banner"
+	case OpenChannels:
+		return "open_channels"
+	case KeyboardInteractiveOnly:
+		return "keyboard_interactive_only"
 	default:
 		return fmt.Sprintf("mode(%d)", int(m))
 	}

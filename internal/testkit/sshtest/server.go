@@ -71,6 +71,11 @@ type Server struct {
 	signals     []string
 	drop        int           // connections still to close at once, as sshd's MaxStartups does
 	changed     chan struct{} // closed and replaced whenever commands or signals grow
+
+	hostileBytes        int64 // written by the hostile modes
+	acceptedChannels    int   // opened by OpenChannels and accepted by a client
+	rejectedChannels    int
+	keyboardInteractive int // keyboard-interactive logins tried
 }
 
 // NewServer starts a server that accepts connections until Close.

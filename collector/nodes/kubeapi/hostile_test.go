@@ -1,0 +1,215 @@
+package kubeapi
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// The API server belongs to the tenant. These tests play a hostile one: whatever it answers,
+// the lister gives no nodes, labels the failure, and sends nothing anywhere else.
+
+// sink is a plain-HTTP server that records every request it gets: where a redirect points.
+type sink struct {
+	srv *httptest.Server
+	mu  sync.Mutex
+	got []string // "METHOD URL Authorization"
+}
+
+func newSink(t *testing.T, addr string) *sink {
+	t.Helper()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &sink{}
+	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.got = append(s.got, r.Method+" "+r.URL.String()+" "+r.Header.Get("Authorization"))
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		// What the tenant would have the exporter take for the node list.
+		_, _ = io.WriteString(w, `{"kind":"NodeList","apiVersion":"v1","metadata":{},"items":[{"metadata":{"name":"from-the-redirect-target"}}]}`)
+	}))
+	s.srv.Listener.Close()
+	s.srv.Listener = ln
+	s.srv.Start()
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+func (s *sink) requests() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.got...)
+}
+
+// TestRedirectsAreNeverFollowed: a 3xx from the API server, to a plain-HTTP server on loopback,
+// to another loopback address or to CloudStack's own endpoint with a query of the tenant's
+// choice, is an unreadable node side (bad_output); nothing is sent to the address it names, so
+// neither the token nor a request of the tenant's choosing leaves, and no node comes from the
+// target's answer.
+func TestRedirectsAreNeverFollowed(t *testing.T) {
+	local := newSink(t, "127.0.0.1:0")
+	other := newSink(t, "127.0.0.2:0")
+	for _, code := range []int{http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
+		for _, target := range []struct {
+			name string
+			url  func(r *rig) string
+			sent func(r *rig) int
+		}{
+			{"plain http on loopback", func(*rig) string { return local.srv.URL + "/api/v1/nodes" }, func(*rig) int { return len(local.requests()) }},
+			{"another loopback address", func(*rig) string { return other.srv.URL + "/latest/meta-data/" }, func(*rig) int { return len(other.requests()) }},
+			{"the CloudStack endpoint", func(r *rig) string { return r.cs.Endpoint() + "?command=listUsers&listall=true&response=json" },
+				func(r *rig) int { return r.cs.CallCount("listUsers") }},
+		} {
+			t.Run(fmt.Sprintf("%d to %s", code, target.name), func(t *testing.T) {
+				r := newRig(t, threeNodes...)
+				cred := r.api.NewToken(true)
+				r.serve(t, cred)
+				to := target.url(r)
+				r.api.SetAnswer(func(w http.ResponseWriter, req *http.Request) { http.Redirect(w, req, to, code) })
+				nodes, err := r.lister(t).Nodes(context.Background(), r.cluster)
+				if nodes != nil || Reason(err) != reasonBadAnswer {
+					t.Fatalf("Nodes = %v, %v (reason %q), want no nodes and reason %q", nodes, err, Reason(err), reasonBadAnswer)
+				}
+				if n := target.sent(r); n != 0 {
+					t.Errorf("the redirect target got %d requests, want none", n)
+				}
+				for _, got := range append(local.requests(), other.requests()...) {
+					if strings.Contains(got, cred.Token) {
+						t.Errorf("the token left for the redirect target: %s", got)
+					}
+				}
+				if len(r.api.Requests()) == 0 {
+					t.Error("the API server got no request: the test proves nothing")
+				}
+			})
+		}
+	}
+	if got := append(local.requests(), other.requests()...); len(got) != 0 {
+		t.Errorf("the sinks got %q, want nothing", got)
+	}
+}
+
+// TestHostileAnswers: answers no real API server gives. Each ends in a labelled failure within
+// its bound, without nodes.
+func TestHostileAnswers(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		answer http.HandlerFunc
+		reason string
+	}{
+		{"endless continue tokens", func(w http.ResponseWriter, r *http.Request) {
+			// Every page has a new node and a new token; the list never ends by itself.
+			n := len(r.URL.Query().Get("continue"))
+			fmt.Fprintf(w, `{"kind":"NodeList","metadata":{"continue":"%s"},"items":[{"metadata":{"name":"page-%d"}}]}`, strings.Repeat("c", n+1), n)
+		}, reasonTooMany},
+		{"endless continue tokens, no nodes", func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprintf(w, `{"kind":"NodeList","metadata":{"continue":"again%d"},"items":[]}`, len(r.URL.RawQuery))
+		}, reasonBadAnswer},
+		{"a body that never ends", func(w http.ResponseWriter, _ *http.Request) {
+			_, _ = io.WriteString(w, `{"kind":"NodeList","items":[`)
+			item := []byte(`{"metadata":{"name":"x"},"status":{"images":[{"names":["` + strings.Repeat("i", 4<<10) + `"],"sizeBytes":1}]}},`)
+			for {
+				if _, err := w.Write(item); err != nil {
+					return
+				}
+			}
+		}, reasonTooLarge},
+		{"one string that never ends", func(w http.ResponseWriter, _ *http.Request) {
+			_, _ = io.WriteString(w, `{"kind":"NodeList","items":[{"metadata":{"name":"x","annotations":{"a":"`)
+			chunk := []byte(strings.Repeat("a", 64<<10))
+			for {
+				if _, err := w.Write(chunk); err != nil {
+					return
+				}
+			}
+		}, reasonTooLarge},
+		{"deep JSON", func(w http.ResponseWriter, _ *http.Request) {
+			_, _ = io.WriteString(w, `{"kind":"NodeList","items":[{"metadata":{"name":"x"},"status":{"deep":`+strings.Repeat("[", 1<<20)+strings.Repeat("]", 1<<20)+`}}]}`)
+		}, reasonBadAnswer},
+		{"not JSON", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "<html>hello</html>") }, reasonBadAnswer},
+		{"items of the wrong type", func(w http.ResponseWriter, _ *http.Request) {
+			_, _ = io.WriteString(w, `{"items":{"metadata":{"name":"x"}}}`)
+		}, reasonBadAnswer},
+		{"more after the list", func(w http.ResponseWriter, _ *http.Request) {
+			_, _ = io.WriteString(w, `{"items":[{"metadata":{"name":"x"}}]}{"items":[{"metadata":{"name":"y"}}]}`)
+		}, reasonBadAnswer},
+		{"always 401", func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = io.WriteString(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}`)
+		}, reasonAuth},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRig(t, threeNodes...)
+			r.serve(t, r.api.NewToken(true))
+			r.api.SetAnswer(tc.answer)
+			l := r.lister(t)
+			for range 3 {
+				nodes, err := l.Nodes(context.Background(), r.cluster)
+				if nodes != nil || Reason(err) != tc.reason {
+					t.Fatalf("Nodes = %v, %v (reason %q), want no nodes and reason %q", nodes, err, Reason(err), tc.reason)
+				}
+			}
+			// One list is at most max_nodes pages, and a refused credential costs one more
+			// kubeconfig from CloudStack per list, never a loop.
+			if n := len(r.api.Requests()); n > 3*(100+1) {
+				t.Errorf("the API server got %d requests for 3 lists", n)
+			}
+			if n := r.configCalls(); n > 1+3 {
+				t.Errorf("getKubernetesClusterConfig asked %d times for 3 lists", n)
+			}
+		})
+	}
+}
+
+// TestMemoryFollowsNodesNotBytes: three nodes in an answer of 30 MiB (one node's status lists
+// images until then, under the page cap). The list is read as a stream, so the heap stays far
+// below the answer's size while it is read; reading it whole, as before, held it all at once.
+// The heap is sampled by the fake's handler (same process) after every MiB it wrote.
+func TestMemoryFollowsNodesNotBytes(t *testing.T) {
+	const size = 30 << 20
+	r := newRig(t, threeNodes...)
+	r.serve(t, r.api.NewToken(true))
+	var peak uint64
+	r.api.SetAnswer(func(w http.ResponseWriter, _ *http.Request) {
+		image := []byte(`{"names":["registry.k8s.io/hostile/image@sha256:` + strings.Repeat("0", 64) + `"],"sizeBytes":1},`)
+		n, _ := fmt.Fprintf(w, `{"kind":"NodeList","items":[{"metadata":{"name":"%s"}},{"metadata":{"name":"%s"}},{"metadata":{"name":"%s"},"status":{"images":[`,
+			threeNodes[0].Name, threeNodes[1].Name, threeNodes[2].Name)
+		next := 1 << 20
+		for n < size {
+			m, err := w.Write(image)
+			if err != nil {
+				return
+			}
+			if n += m; n >= next {
+				next += 1 << 20
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				peak = max(peak, ms.HeapAlloc)
+			}
+		}
+		_, _ = io.WriteString(w, `{"names":[]}]}}]}`)
+	})
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	nodes, err := r.lister(t).Nodes(context.Background(), r.cluster)
+	if err != nil || len(nodes) != 3 {
+		t.Fatalf("Nodes = %v, %v, want the three nodes", nodes, err)
+	}
+	grown := int64(peak) - int64(before.HeapAlloc)
+	t.Logf("heap grown by %.1f MiB at most", float64(grown)/(1<<20))
+	if grown > 12<<20 {
+		t.Errorf("the heap grew by %d MiB while a %d MiB answer was read, want at most 12", grown>>20, size>>20)
+	}
+}
