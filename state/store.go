@@ -195,6 +195,39 @@ func (s *Store) PinHostKey(id string, key []byte) error {
 	}))
 }
 
+// ClusterHostKeys returns every host key pinned for the cluster, by pin id (the cluster uuid, a
+// space and host:port), so that a control node met at a new address is checked against them.
+func (s *Store) ClusterHostKeys(clusterID string) (map[string][]byte, error) {
+	out := make(map[string][]byte)
+	prefix := []byte(clusterID + " ")
+	err := s.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketHostKeys)
+		if b == nil {
+			return nil
+		}
+		c := b.Cursor()
+		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+			out[string(k)] = bytes.Clone(v)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// MoveHostKey pins key under id and removes the pins under drop in one transaction: a control
+// node that answers at a new address with its pinned key takes the pin along.
+func (s *Store) MoveHostKey(id string, key []byte, drop []string) error {
+	return s.update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketHostKeys)
+		for _, d := range drop {
+			if err := b.Delete([]byte(d)); err != nil {
+				return err
+			}
+		}
+		return b.Put([]byte(id), key)
+	})
+}
+
 // ForgetHostKeys removes the pins whose id keep does not accept, for clusters that are gone.
 func (s *Store) ForgetHostKeys(keep func(id string) bool) error {
 	return s.update(func(tx *bolt.Tx) error {

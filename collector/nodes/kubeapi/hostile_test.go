@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // The API server belongs to the tenant. These tests play a hostile one: whatever it answers,
@@ -153,7 +154,9 @@ func TestHostileAnswers(t *testing.T) {
 			r := newRig(t, threeNodes...)
 			r.serve(t, r.api.NewToken(true))
 			r.api.SetAnswer(tc.answer)
-			l := r.lister(t)
+			// Decoding up to the page cap takes seconds with the race detector: the timeout must
+			// not be what ends the list.
+			l := r.lister(t, func(o *Options) { o.Timeout = 2 * time.Minute })
 			for range 3 {
 				nodes, err := l.Nodes(context.Background(), r.cluster)
 				if nodes != nil || Reason(err) != tc.reason {
@@ -203,7 +206,7 @@ func TestMemoryFollowsNodesNotBytes(t *testing.T) {
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
-	nodes, err := r.lister(t).Nodes(context.Background(), r.cluster)
+	nodes, err := r.lister(t, func(o *Options) { o.Timeout = 2 * time.Minute }).Nodes(context.Background(), r.cluster)
 	if err != nil || len(nodes) != 3 {
 		t.Fatalf("Nodes = %v, %v, want the three nodes", nodes, err)
 	}

@@ -158,6 +158,13 @@ func (l *Lister) hostKeyAlgorithmsFor(clusterID, addr string, remote net.Addr) [
 		return algorithmsFor(types)
 	case config.HostKeyPin:
 		wire, ok, err := l.pins.PinnedHostKey(pinID(clusterID, addr))
+		if err == nil && !ok {
+			// A new address of a cluster with pins elsewhere: ask for the types pinned there,
+			// so that the key the pin may move with is the one shown.
+			if types := l.clusterPinTypes(clusterID); len(types) > 0 {
+				return algorithmsFor(types)
+			}
+		}
 		if err != nil || !ok {
 			return firstContact // an unreadable store fails in the callback, with its reason
 		}

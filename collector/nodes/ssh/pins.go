@@ -19,10 +19,14 @@ type PinStore interface {
 	PinnedHostKey(id string) (key []byte, ok bool, err error)
 	// PinHostKey stores key under id. The Lister calls it only when nothing is pinned yet.
 	PinHostKey(id string, key []byte) error
+	// ClusterHostKeys returns every key pinned for the cluster, by pin id, whatever the address.
+	ClusterHostKeys(clusterID string) (map[string][]byte, error)
+	// MoveHostKey stores key under id and removes the pins under drop, in one transaction.
+	MoveHostKey(id string, key []byte, drop []string) error
 }
 
-// pinID keys a pin by cluster and address: a cluster whose port forward moves gets a fresh pin,
-// and two clusters behind one address never share one.
+// pinID keys a pin by cluster and address: two clusters behind one address never share one, and
+// a cluster whose port forward moves takes its pin along only with the same key (firstAtAddress).
 func pinID(clusterID, addr string) string { return clusterID + " " + addr }
 
 // PinCluster returns the cluster uuid of a pin id, so that pins of clusters that are gone or of a
@@ -47,11 +51,30 @@ func (m *MemoryPins) PinnedHostKey(id string) ([]byte, bool, error) {
 }
 
 // PinHostKey implements PinStore.
-func (m *MemoryPins) PinHostKey(id string, key []byte) error {
+func (m *MemoryPins) PinHostKey(id string, key []byte) error { return m.MoveHostKey(id, key, nil) }
+
+// ClusterHostKeys implements PinStore.
+func (m *MemoryPins) ClusterHostKeys(clusterID string) (map[string][]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make(map[string][]byte)
+	for id, k := range m.keys {
+		if PinCluster(id) == clusterID {
+			out[id] = bytes.Clone(k)
+		}
+	}
+	return out, nil
+}
+
+// MoveHostKey implements PinStore.
+func (m *MemoryPins) MoveHostKey(id string, key []byte, drop []string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.keys == nil {
 		m.keys = make(map[string][]byte)
+	}
+	for _, d := range drop {
+		delete(m.keys, d)
 	}
 	m.keys[id] = bytes.Clone(key)
 	return nil
@@ -65,7 +88,8 @@ type RunPins struct{ MemoryPins }
 func (*RunPins) runOnly() {}
 
 // checkPin implements the pin policy. The first key seen is pinned and logged at info level with
-// its fingerprint, so that operators can compare it with the node's; a later different key is
+// its fingerprint, so that operators can compare it with the node's (a new address of a cluster
+// with pins is not a first contact, see firstAtAddress); a later different key is
 // refused every time, without logging (the caller logs the error once) and without re-pinning,
 // so an operator has to remove the pin on purpose.
 func (l *Lister) checkPin(clusterID, addr string, key gossh.PublicKey) error {
@@ -80,15 +104,7 @@ func (l *Lister) checkPin(clusterID, addr string, key gossh.PublicKey) error {
 		return withReason(reasonOther, fmt.Errorf("read pinned host key: %w", err))
 	}
 	if !ok {
-		if err := l.pin(id, offered); err != nil {
-			return withReason(reasonOther, fmt.Errorf("pin host key: %w", err))
-		}
-		msg := "Pinned the SSH host key of a control node on first contact"
-		if _, runOnly := l.pins.(interface{ runOnly() }); runOnly {
-			msg = "Trusted the SSH host key of a control node for this run only; nothing is pinned"
-		}
-		l.log.Info(msg, "cluster_id", clusterID, "addr", addr, "key_type", key.Type(), "fingerprint", gossh.FingerprintSHA256(key))
-		return nil
+		return l.firstAtAddress(clusterID, addr, id, key)
 	}
 	if bytes.Equal(pinned, offered) {
 		return nil
@@ -117,14 +133,25 @@ func (l *Lister) pinned(id string, offered []byte) ([]byte, bool, error) {
 	return nil, false, nil
 }
 
-// pin stores the key reserved by pinned. The write is made outside pinMu, so that the first
+// pin stores the key reserved by pinned, dropping the pins in drop (of the cluster's old
+// addresses), and releases the reservation. The write is made outside pinMu, so that the first
 // contacts of a cycle share the store's transactions instead of queueing one fsync each.
-func (l *Lister) pin(id string, offered []byte) error {
-	err := l.pins.PinHostKey(id, offered)
+func (l *Lister) pin(id string, offered []byte, drop []string) error {
+	var err error
+	if len(drop) == 0 {
+		err = l.pins.PinHostKey(id, offered)
+	} else {
+		err = l.pins.MoveHostKey(id, offered, drop)
+	}
+	l.release(id)
+	return err
+}
+
+// release ends the reservation of id made by pinned.
+func (l *Lister) release(id string) {
 	l.pinMu.Lock()
 	delete(l.pinning, id)
 	l.pinMu.Unlock()
-	return err
 }
 
 // describeWire renders a stored key for an error message, even when the store holds junk.
