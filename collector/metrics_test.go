@@ -27,7 +27,8 @@ func testSnapshot() *Snapshot {
 				Checked: true, NodesError: "timeout",
 			},
 			{
-				Cluster: Cluster{ID: "k2", Name: "busy", ZoneName: "zone1", Account: "bob", Domain: "ROOT", Project: "p", State: "Scaling", ClusterType: "CloudManaged"},
+				Cluster:    Cluster{ID: "k2", Name: "busy", ZoneName: "zone1", Account: "bob", Domain: "ROOT", Project: "p", State: "Scaling", ClusterType: "CloudManaged"},
+				StateSince: end.Add(-2 * time.Hour),
 			},
 		},
 	}
@@ -38,7 +39,7 @@ func testSnapshot() *Snapshot {
 func TestMetricsExposition(t *testing.T) {
 	t.Parallel()
 	names := []string{"cks_drift_up", "cks_drift_check_interval_seconds", "cks_drift_cycle_duration_seconds", "cks_drift_cluster_checked", "cks_drift_finding",
-		"cks_drift_findings", "cks_drift_cluster_info", "cks_drift_kubectl_failures_total", "cks_drift_cluster_status"}
+		"cks_drift_findings", "cks_drift_cluster_info", "cks_drift_kubectl_failures_total", "cks_drift_cluster_status", "cks_drift_cluster_state_since_timestamp_seconds"}
 	got, err := testutil.CollectAndFormat(NewMetrics(testSnapshot), expfmt.TypeTextPlain, names...)
 	if err != nil {
 		t.Fatal(err)

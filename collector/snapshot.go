@@ -27,6 +27,10 @@ type ClusterStatus struct {
 	// Accepted holds the findings of either side that an operator's rule accepts (see Accept):
 	// not in VM or Node, so never announced nor counted as drift.
 	Accepted []AcceptedFinding
+	// StateSince is when the cluster entered its current state (Cluster.State), as far as the
+	// exporter knows: the first cycle that saw it there, and no later than what the state file
+	// remembers (see MarkStates). A skipped cluster has been skipped since then.
+	StateSince time.Time
 }
 
 // Findings returns both sides' findings.

@@ -55,6 +55,7 @@ func cycle(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, sr
 		}
 	}
 	next.Clusters = collector.EvaluateShard(prev.Clusters, inv, nodes, next.Start, cfg.Check.GracePeriod, next.Shard)
+	collector.MarkStates(next.Clusters, prev.Clusters, nil, next.Start) // before the accept rules: they may accept what it finds
 	next.Clusters, next.AcceptRules = collector.Accept(next.Clusters, inv.Clusters, cfg.Rules(), next.Start)
 	logAcceptRules(prev.AcceptRules, next.AcceptRules, logger)
 	logReachability(prev.Clusters, next.Clusters, logAuthSummary(prev.Clusters, next.Clusters, cfg, logger), nodeTarget(src.nodes), logger)

@@ -34,9 +34,10 @@ func MetricFamilies() ([]*dto.MetricFamily, error) {
 		NodeListFailures:   map[string]uint64{"timeout": 1},
 		FindingSeriesLimit: 1, // and two findings: cks_drift_finding_series_omitted is present
 		Clusters: []collector.ClusterStatus{{
-			Cluster:  collector.Cluster{ID: "k", Name: "k"},
-			VM:       []collector.Finding{{Kind: collector.KindUnmappedVM, VMID: "v"}, {Kind: collector.KindUnmappedVM, VMID: "w"}},
-			Accepted: []collector.AcceptedFinding{{Finding: collector.Finding{Kind: collector.KindVMMapIncomplete}}},
+			Cluster:    collector.Cluster{ID: "k", Name: "k"},
+			StateSince: now,
+			VM:         []collector.Finding{{Kind: collector.KindUnmappedVM, VMID: "v"}, {Kind: collector.KindUnmappedVM, VMID: "w"}},
+			Accepted:   []collector.AcceptedFinding{{Finding: collector.Finding{Kind: collector.KindVMMapIncomplete}}},
 		}},
 	}
 	e := &Exporter{}

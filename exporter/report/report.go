@@ -26,9 +26,12 @@ type CycleReport struct {
 
 // ClusterReport is one cluster with its active findings.
 type ClusterReport struct {
-	ID             string              `json:"id"`
-	Name           string              `json:"name"`
-	State          string              `json:"state"`
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	State string `json:"state"`
+	// StateSince is when the cluster entered State, as far as the exporter knows; for a skipped
+	// cluster, since when it has been skipped for it.
+	StateSince     *time.Time          `json:"state_since,omitempty"`
 	ClusterType    string              `json:"cluster_type"`
 	Zone           string              `json:"zone"`
 	Account        string              `json:"account"`
@@ -54,7 +57,7 @@ func New(s *collector.Snapshot) Report {
 	for _, cs := range s.Clusters {
 		c := cs.Cluster
 		r.Clusters = append(r.Clusters, ClusterReport{
-			ID: c.ID, Name: c.Name, State: c.State, ClusterType: c.ClusterType, Zone: c.ZoneName,
+			ID: c.ID, Name: c.Name, State: c.State, StateSince: timePtr(cs.StateSince), ClusterType: c.ClusterType, Zone: c.ZoneName,
 			Account: c.Account, Domain: c.Domain, Project: c.Project,
 			Checked: cs.Checked, NodesReachable: cs.NodesReachable, NodesError: cs.NodesError,
 			NodesDetail: cs.NodesDetail,
