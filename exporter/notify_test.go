@@ -106,9 +106,12 @@ func TestTwoFindingsInOneZoneBothStored(t *testing.T) {
 
 // TestAlertCap: with max_alerts_per_cycle 2 and four new findings, four annotations, two alerts
 // and one summary alert naming /findings and the two clusters not alerted (which two is the
-// cap's turns, not the names).
+// cap's turns, not the names). Each alert names its cluster by uuid and owner, as the inventory
+// read it, and the summary counts by uuid with name and owner.
 func TestAlertCap(t *testing.T) {
-	specs := []simulator.ClusterSpec{{Name: "a"}, {Name: "b"}, {Name: "c"}, {Name: "d"}}
+	specs := []simulator.ClusterSpec{{Name: "a"}, {Name: "b", Account: "bob"}, {Name: "c", Account: "bob"},
+		{Name: "d", ProjectID: "a0000000-0000-4000-8000-0000000000d1", Project: "team"}}
+	owners := []string{"account admin", "account bob", "account bob", "account PrjAcct-team-1, project team"} // the simulator names the project's account
 	e, cs := newEnv(t, specs...)
 	e.writeConfig("  interval: 1h\n", "  max_alerts_per_cycle: 2\n")
 	e.start()
@@ -128,10 +131,11 @@ func TestAlertCap(t *testing.T) {
 	if len(alerts) != 3 || count(alerts, "2 more new findings", "were not alerted one by one", "/findings") != 1 {
 		t.Fatalf("stored alerts: %q", alerts)
 	}
-	for _, name := range []string{"a", "b", "c", "d"} {
-		alerted, summed := count(alerts, "Kubernetes cluster "+name+" "), count(alerts, "more new findings", " "+name+": 1")
+	for i, c := range cs {
+		alerted := count(alerts, "Kubernetes cluster "+c.Name+" ", ". Cluster "+c.ID+" of "+owners[i]+". This is only reported")
+		summed := count(alerts, "more new findings", c.ID+" ("+c.Name+", "+owners[i]+"): 1")
 		if alerted+summed != 1 {
-			t.Errorf("cluster %s: alerted %d times and in the summary %d times, want one of them: %q", name, alerted, summed, alerts)
+			t.Errorf("cluster %s: alerted %d times and in the summary %d times, want one of them: %q", c.Name, alerted, summed, alerts)
 		}
 	}
 	if m := e.metrics(); m["cks_drift_notifications_capped_total"] != 2 {

@@ -3,7 +3,6 @@ package notifier
 import (
 	"fmt"
 	"hash/fnv"
-	"sort"
 )
 
 // CloudStack keeps one un-archived alert per type and zone: a generateAlert with the type and
@@ -59,13 +58,4 @@ func allocate(r TypeRange, used map[int]bool, clusterID, key string) int {
 		}
 	}
 	return 0 // every type is in use: the caller cannot alert this finding one by one
-}
-
-func sortedNames(m map[string]int) []string {
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }

@@ -93,7 +93,7 @@ type Notifier struct {
 	failing map[string]string    // operation -> last reason logged, so a reason is logged once
 	paused  map[string]time.Time // operation -> when to try again after a permission error
 	saved   []byte               // the document the store holds, so an unchanged state is not written again
-	summary map[string]int       // capped findings by cluster name in the cycle under way
+	summary map[string]int       // capped findings by cluster uuid in the cycle under way
 	window  budget               // what the caps have used in the current window
 	turns   *collector.Turns     // the order of the alert cap's turns, new every pass
 	view    atomic.Pointer[View] // see View
@@ -114,6 +114,9 @@ func New(cs CloudStack, store Store, opts Options, metrics *Metrics, logger *slo
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &n.state); err != nil {
 			return nil, fmt.Errorf("notifier state cannot be decoded: %w", err)
+		}
+		if sm := n.state.Summary; sm != nil && sm.Capped == nil {
+			n.state.Summary = nil // counted by cluster name, by an older release (see Summary)
 		}
 	}
 	n.saved = raw

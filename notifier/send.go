@@ -91,7 +91,7 @@ func (n *Notifier) plan() []job {
 						jobs = append(jobs, job{clusterID: id, side: side, key: key, alert: true})
 					default:
 						a.Alert.Done, a.Capped = true, true
-						n.summary[cs.Name]++
+						n.summary[id]++
 						n.metrics.capped.Inc()
 					}
 				}
@@ -108,10 +108,17 @@ func (n *Notifier) plan() []job {
 	if len(n.summary) > 0 {
 		n.logCapped()
 		if s.Summary == nil {
-			s.Summary = &Summary{Capped: make(map[string]int)}
+			s.Summary = &Summary{Capped: make(map[string]*CappedCount)}
 		}
-		for name, c := range n.summary {
-			s.Summary.Capped[name] += c
+		for id, c := range n.summary {
+			cs := s.Clusters[id]
+			cc := s.Summary.Capped[id]
+			if cc == nil {
+				cc = &CappedCount{}
+				s.Summary.Capped[id] = cc
+			}
+			cc.Name, cc.Account, cc.Project = cs.Name, cs.Account, cs.Project
+			cc.Count += c
 		}
 		s.Summary.Limit = n.opts.MaxAlertsPerCycle
 		s.Summary.Part = Part{} // a new description: send it
@@ -247,7 +254,7 @@ func (n *Notifier) texts(j job) (annotation, description string, alertType int, 
 		return InfoAnnotation(Resolution(j.side, n.state.Clusters[j.clusterID].Name)), "", 0, ""
 	}
 	a := ss.Findings[j.key]
-	return WarnAnnotation(a.Message), AlertDescription(a.Message), a.AlertType, a.Kind
+	return WarnAnnotation(a.Message), AlertDescription(a.Message, n.state.Clusters[j.clusterID].ref(j.clusterID)), a.AlertType, a.Kind
 }
 
 // alreadyAccepted asks CloudStack whether an earlier attempt of the job got through; known is

@@ -27,8 +27,11 @@ type ClusterState struct {
 	Name   string `json:"name"`
 	ZoneID string `json:"zone_id"`
 	// Owner is the cluster's tenant (collector.Cluster.Owner): the alert cap goes round by owner.
-	Owner string                        `json:"owner,omitempty"`
-	Sides map[collector.Side]*SideState `json:"sides"`
+	Owner string `json:"owner,omitempty"`
+	// Account and Project name the owner in the alerts (ClusterRef).
+	Account string                        `json:"account,omitempty"`
+	Project string                        `json:"project,omitempty"`
+	Sides   map[collector.Side]*SideState `json:"sides"`
 	// Summary is the annotation that names the new findings past the annotation cap, not yet
 	// accepted by CloudStack.
 	Summary *AnnotationSummary `json:"summary,omitempty"`
@@ -80,16 +83,32 @@ type Part struct {
 	Off bool      `json:"off,omitempty"`
 }
 
+// ref is the cluster as an alert names it.
+func (cs *ClusterState) ref(id string) ClusterRef {
+	return ClusterRef{ID: id, Name: cs.Name, Account: cs.Account, Project: cs.Project}
+}
+
 // Announced reports whether CloudStack accepted every part.
 func (a *Announcement) Announced() bool { return a.Annotation.Done && a.Alert.Done }
 
 // Summary is the one extra alert of a cycle that hit the alert cap: the capped findings by
-// cluster name, summed with those of earlier cycles whose summary CloudStack did not accept yet.
+// cluster uuid, summed with those of earlier cycles whose summary CloudStack did not accept yet.
+// (Releases that counted them by cluster name kept them under "capped", which is no longer read:
+// such a summary is dropped unsent, its findings logged and annotated all the same.)
 type Summary struct {
-	Capped      map[string]int `json:"capped"`
-	Limit       int            `json:"limit"`
-	Description string         `json:"description,omitempty"` // as last sent, to verify it
-	Part        Part           `json:"part"`
+	Capped      map[string]*CappedCount `json:"by_cluster"`
+	Limit       int                     `json:"limit"`
+	Description string                  `json:"description,omitempty"` // as last sent, to verify it
+	Part        Part                    `json:"part"`
+}
+
+// CappedCount is how many findings of one cluster the summary counts, with the names that
+// tell the cluster from another of the same name.
+type CappedCount struct {
+	Name    string `json:"name"`
+	Account string `json:"account,omitempty"`
+	Project string `json:"project,omitempty"`
+	Count   int    `json:"count"`
 }
 
 // Event is something to log and announce, decided by update.
@@ -122,7 +141,7 @@ func (s *State) update(statuses []collector.ClusterStatus) []Event {
 			cs = &ClusterState{Sides: make(map[collector.Side]*SideState)}
 			s.Clusters[c.ID] = cs
 		}
-		cs.Name, cs.ZoneID, cs.Owner = c.Name, c.ZoneID, c.Owner()
+		cs.Name, cs.ZoneID, cs.Owner, cs.Account, cs.Project = c.Name, c.ZoneID, c.Owner(), c.Account, c.Project
 		events = append(events, s.updateSide(cs, c, collector.SideVM, st.VM, st.AcceptedOn(collector.SideVM) > 0)...)
 		if st.NodesEvaluated {
 			events = append(events, s.updateSide(cs, c, collector.SideNode, st.Node, st.AcceptedOn(collector.SideNode) > 0)...)

@@ -3,54 +3,110 @@ package notifier_test
 import (
 	"strings"
 	"testing"
-	"unicode"
+	"unicode/utf16"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/safetext"
 	"github.com/cks-drift-exporter/cks-drift-exporter/notifier"
 )
 
 const suffix = ". This is only reported, nothing was changed. Check the VMs of the Kubernetes cluster in CloudStack against its VMs and its Kubernetes nodes."
 
-// TestTextsCarryNoControlCharacters: names come from CloudStack and node names from kubectl's
-// output, so a text for CloudStack may hold an escape sequence or a line break; what CloudStack
-// gets holds none.
-func TestTextsCarryNoControlCharacters(t *testing.T) {
+// acme is the owner of the clusters of the texts' tests.
+var acme = notifier.ClusterRef{ID: "10000000-0000-4000-8000-000000000001", Name: "prod", Account: "acme"}
+
+// identity is what follows a message about acme's cluster in its alert.
+const identity = ". Cluster 10000000-0000-4000-8000-000000000001 of account acme"
+
+// TestTextsCarryNoUnsafeCharacters: names come from CloudStack and node names from kubectl's
+// output, so a text for CloudStack may hold an escape sequence, a line break, a bidirectional
+// override or invalid UTF-8; what CloudStack gets is one printable line (safetext.Line).
+func TestTextsCarryNoUnsafeCharacters(t *testing.T) {
 	tests := []struct {
 		name, in, want string
 	}{
 		{"clean", "VM w1 is not a node", "VM w1 is not a node"},
-		{"clear screen", "VM \x1b[2J\x1b[Hw1 is not a node", "VM [2J[Hw1 is not a node"},
-		{"forged line", "VM w1\r\n[INFO] all is well", "VM w1[INFO] all is well"},
-		{"NUL, tab, DEL and C1", "a\x00b\tc\x7fd\u0085e\u009bf", "abcdef"},
-		{"not control: accents and symbols", "nœud-é ✓", "nœud-é ✓"},
+		{"clear screen", "VM \x1b[2J\x1b[Hw1 is not a node", "VM \uFFFD[2J\uFFFD[Hw1 is not a node"},
+		{"forged line", "VM w1\r\n[INFO] all is well", "VM w1 [INFO] all is well"},
+		{"NUL, tab, DEL and C1", "a\x00b\tc\x7fd\u0085e\u009bf", "a\uFFFDb c\uFFFDd e\uFFFDf"},
+		{"bidi override and colour", "VM prod\u202e\x1b[31mdoc is not a node", "VM prod\uFFFD\uFFFD[31mdoc is not a node"},
+		{"isolates and marks", "a\u2066b\u2069c\u200fd", "a\uFFFDb\uFFFDc\uFFFDd"},
+		{"invalid UTF-8", "VM w\xff1", "VM w\uFFFD1"},
+		{"not unsafe: accents and symbols", "nœud-é ✓", "nœud-é ✓"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			hostile := notifier.ClusterRef{ID: acme.ID, Name: tt.in, Account: tt.in, Project: tt.in}
 			texts := map[string]string{
 				"WarnAnnotation":   notifier.WarnAnnotation(tt.in),
 				"InfoAnnotation":   notifier.InfoAnnotation(notifier.Resolution(collector.SideVM, tt.in)),
-				"AlertDescription": notifier.AlertDescription(tt.in),
+				"AlertDescription": notifier.AlertDescription(tt.in, hostile),
 			}
 			for fn, got := range texts {
-				if i := strings.IndexFunc(got, unicode.IsControl); i >= 0 {
-					t.Errorf("%s(%q) = %q: control character at %d", fn, tt.in, got, i)
+				if i := strings.IndexFunc(got, safetext.Unsafe); i >= 0 || !utf8Valid(got) {
+					t.Errorf("%s(%q) = %q: unsafe character at %d", fn, tt.in, got, i)
 				}
 			}
 			if got := notifier.WarnAnnotation(tt.in); got != "[WARN] "+tt.want {
 				t.Errorf("WarnAnnotation(%q) = %q, want %q", tt.in, got, "[WARN] "+tt.want)
 			}
-			if got := notifier.AlertDescription(tt.in); got != tt.want+suffix {
-				t.Errorf("AlertDescription(%q) = %q, want %q", tt.in, got, tt.want+suffix)
+			if got := notifier.AlertDescription(tt.in, acme); got != tt.want+identity+suffix {
+				t.Errorf("AlertDescription(%q) = %q, want %q", tt.in, got, tt.want+identity+suffix)
 			}
 		})
 	}
 }
 
-// TestAnnouncedTextsAreClean sends a finding whose node name holds an escape sequence through
-// the notifier to CloudStack: the stored annotation and alert hold none.
+func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "") == s }
+
+// TestAlertDescriptionIdentifiesTheCluster: the alert names the cluster by uuid and owner, since
+// names are unique per account only.
+func TestAlertDescriptionIdentifiesTheCluster(t *testing.T) {
+	const msg = "Kubernetes node ghost of cluster prod has no VM in CloudStack"
+	const id = "10000000-0000-4000-8000-000000000001"
+	tests := []struct {
+		name string
+		ref  notifier.ClusterRef
+		want string
+	}{
+		{"account", notifier.ClusterRef{ID: id, Name: "prod", Account: "acme"}, msg + ". Cluster " + id + " of account acme" + suffix},
+		{"account and project", notifier.ClusterRef{ID: id, Name: "prod", Account: "acme", Project: "web"}, msg + ". Cluster " + id + " of account acme, project web" + suffix},
+		// CloudStack names no account for a project's cluster, only the project.
+		{"project only", notifier.ClusterRef{ID: id, Name: "prod", Project: "web"}, msg + ". Cluster " + id + " of project web" + suffix},
+		{"hostile account", notifier.ClusterRef{ID: id, Name: "prod", Account: "ac\u202eme\n"}, msg + ". Cluster " + id + " of account ac\uFFFDme" + suffix},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := notifier.AlertDescription(msg, tt.ref); got != tt.want {
+				t.Errorf("AlertDescription = %q\nwant              %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestLongMessageKeepsTheIdentity: a message past generateAlert's limit (999 UTF-16 code units,
+// the length CloudStack checks) is cut, the cluster's identity and the suffix are not, also when
+// the message is made of characters outside the BMP (two code units each).
+func TestLongMessageKeepsTheIdentity(t *testing.T) {
+	for _, long := range []string{strings.Repeat("x", 2000), strings.Repeat("\U0001F600", 800)} {
+		got := notifier.AlertDescription("Kubernetes node "+long, acme)
+		if n := len(utf16.Encode([]rune(got))); n > 999 {
+			t.Errorf("description of %d UTF-16 code units, want at most 999", n)
+		}
+		if !strings.HasSuffix(got, identity+suffix) {
+			t.Errorf("description %q does not end with the identity and the suffix", got)
+		}
+	}
+}
+
+// TestAnnouncedTextsAreClean sends a finding whose node name holds an escape sequence, a line
+// break and a right-to-left override through the notifier to CloudStack: the stored annotation
+// and alert hold none of them.
 func TestAnnouncedTextsAreClean(t *testing.T) {
 	e := newNotifierEnv(t, notifier.Options{})
-	e.notify(e.status(nodeFinding("prod", "evil\x1b[2J\n")))
+	st := e.status(nodeFinding("prod", "evil\x1b[31m\u202e\n"))
+	st[0].Cluster.Account = "acme"
+	e.notify(st)
 	var texts []string
 	texts = append(texts, e.annotations()...)
 	for _, a := range e.alerts() {
@@ -60,11 +116,11 @@ func TestAnnouncedTextsAreClean(t *testing.T) {
 		t.Fatalf("stored %q, want an annotation and an alert", texts)
 	}
 	for _, s := range texts {
-		if strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		if strings.IndexFunc(s, safetext.Unsafe) >= 0 {
 			t.Errorf("CloudStack got %q", s)
 		}
 	}
-	if want := "Kubernetes node evil[2J of cluster prod has no VM in CloudStack" + suffix; texts[1] != want {
+	if want := "Kubernetes node evil\uFFFD[31m\uFFFD of cluster prod has no VM in CloudStack. Cluster " + e.cluster.ID + " of account acme" + suffix; texts[1] != want {
 		t.Errorf("alert description %q, want %q", texts[1], want)
 	}
 }
