@@ -55,9 +55,13 @@ type Snapshot struct {
 	// (check.max_finding_series_per_cluster); 0: no bound.
 	FindingSeriesLimit int
 
-	LastSuccess      time.Time
-	Cycles           uint64
-	CycleFailures    uint64
+	LastSuccess   time.Time
+	Cycles        uint64
+	CycleFailures uint64
+	// FailedInARow counts the cycles in a row, up to this one, that could not read the inventory,
+	// and FailingSince is the start of the first of them; both are zero after a cycle that read it.
+	FailedInARow     uint64
+	FailingSince     time.Time
 	NodeListFailures map[string]uint64 // by reason, since start
 	// AcceptRules says what each accept rule did in the last cycle that read the inventory.
 	AcceptRules []RuleReport

@@ -12,7 +12,8 @@ import (
 )
 
 // TestSSHAuthFailureEverywhereIsOneLine: a key that no control node accepts is one WARN line
-// naming ssh.user and ssh.private_key_file, not one line per cluster.
+// naming ssh.user and ssh.private_key_file, not one line per cluster; once the right key is back,
+// one INFO line ends it.
 func TestSSHAuthFailureEverywhereIsOneLine(t *testing.T) {
 	e, _ := newEnv(t, simulator.ClusterSpec{Name: "a"}, simulator.ClusterSpec{Name: "b"}, simulator.ClusterSpec{Name: "c"})
 	e.writeConfig("  interval: 100ms\n", "")
@@ -44,5 +45,14 @@ func TestSSHAuthFailureEverywhereIsOneLine(t *testing.T) {
 	}
 	if summary != 1 || perCluster != 0 {
 		t.Fatalf("%d summary lines and %d per-cluster lines, want 1 and 0", summary, perCluster)
+	}
+
+	mark := e.logs.mark()
+	e.editConfig(other, filepath.Join(e.dir, "id_ed25519"))
+	e.postReload()
+	e.waitFor("the INFO line that ends it", func() bool { return len(e.logged(mark, slog.LevelInfo, msgAuthAgain)) > 0 })
+	e.nextCycles(2)
+	if again := e.logged(mark, slog.LevelInfo, msgAuthAgain); len(again) != 1 || again[0].Attrs["refused"] != "0" {
+		t.Fatalf("want one %q line with refused=0, got %+v", msgAuthAgain, again)
 	}
 }

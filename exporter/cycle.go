@@ -40,6 +40,9 @@ func cycle(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, sr
 		next.Success = false
 		next.Error = err.Error()
 		next.CycleFailures++
+		if next.FailedInARow++; next.FailedInARow == 1 {
+			next.FailingSince = next.Start
+		}
 		if ctx.Err() != nil { // shutting down: not CloudStack's failure, and the loop discards this snapshot
 			logger.Info("Check cycle stopped by shutdown before the inventory was read")
 			return next
@@ -67,6 +70,7 @@ func cycle(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, sr
 	next.Success = true
 	next.Error = ""
 	next.LastSuccess = next.End
+	next.FailedInARow, next.FailingSince = 0, time.Time{}
 	return next
 }
 

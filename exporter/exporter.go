@@ -71,6 +71,9 @@ type Exporter struct {
 	httpLimits httpLimits
 	conns      connMetrics
 	reloadLog  *reloadLog // written by the loop only
+	// pinsFailing says that the last write of the pinned host keys failed (written by the loop
+	// only): the next one that works logs that the state file is written again.
+	pinsFailing bool
 
 	live         *prometheus.Registry
 	exposition   *exposition

@@ -104,6 +104,12 @@ func TestFaultsInventory(t *testing.T) {
 			e.waitFor("the resolution", func() bool { return e.metrics()["cks_drift_up"] == 1 && len(e.findings()) == 0 })
 			e.nextCycles(2)
 			e.oneEpisode(vmSideAgain)
+			// The journal does not end on the ERROR: one INFO line says CloudStack is read again.
+			again := e.logged(mark, slog.LevelInfo, msgInventoryAgain)
+			if len(again) != 1 || again[0].Level != slog.LevelInfo || again[0].Attrs["failed_cycles"] == "" ||
+				!strings.Contains(again[0].Attrs["last_err"], tc.errIn) {
+				t.Fatalf("want one INFO line %q with the failed cycles and the last error, got %+v", msgInventoryAgain, again)
+			}
 		})
 	}
 }

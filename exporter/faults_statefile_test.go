@@ -76,13 +76,21 @@ func TestFaultStateFileUnwritable(t *testing.T) {
 		t.Fatalf("want one WARN line for the state file, got %+v", fails)
 	}
 
-	// Writable again: announced once.
+	// The pins of deleted clusters cannot be dropped either: said once, not every cycle.
+	if l := e.logged(0, slog.LevelError, msgPinsFailing); len(l) != 1 {
+		t.Fatalf("want one ERROR line for the host keys' part of the state file, got %+v", l)
+	}
+
+	// Writable again: announced once, and each failing line has its INFO line.
 	mark := e.logs.mark()
 	chattr(t, "-i", path)
 	e.waitFor("the announcement", func() bool { return len(e.storedAlerts()) == 1 && len(e.annotations()) == 1 })
 	e.nextCycles(2)
 	if l := e.logged(mark, slog.LevelInfo, "Notifier call works again"); len(l) != 1 || l[0].Attrs["op"] != "save state" {
 		t.Fatalf("recovery lines: %+v", l)
+	}
+	if l := e.logged(mark, slog.LevelInfo, "The state file is written again"); len(l) != 1 {
+		t.Fatalf("recovery lines of the host keys: %+v", l)
 	}
 
 	// Unwritable while the finding clears, and still at the stop: the resolution is held, and

@@ -129,6 +129,7 @@ func (e *Exporter) runCycle(ctx context.Context, cfg *config.Config, src sources
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return // shutting down: a cut cycle is not published
 	}
+	logInventoryRecovery(prev, next, e.logger)
 	logCycleSummary(prev, next, e.logger)
 	e.publish(next)
 	e.ready.Store(true)
@@ -137,6 +138,9 @@ func (e *Exporter) runCycle(ctx context.Context, cfg *config.Config, src sources
 		e.forgetPins(next.Clusters)
 	}
 }
+
+// msgPinsFailing is logged when the pinned host keys of deleted clusters cannot be dropped.
+const msgPinsFailing = "Could not update the state file"
 
 // forgetPins drops the pinned host keys of clusters that no longer exist: a new cluster may get
 // the same address and must not be refused for another cluster's key.
@@ -148,7 +152,11 @@ func (e *Exporter) forgetPins(clusters []collector.ClusterStatus) {
 	err := e.store.ForgetHostKeys(func(id string) bool {
 		return present[ssh.PinCluster(id)]
 	})
-	if err != nil {
-		e.logger.Error("Could not update the state file", "file", e.store.Path(), "err", err)
+	switch {
+	case err != nil && !e.pinsFailing: // once, not every cycle while the file stays unwritable
+		e.logger.Error(msgPinsFailing, "file", e.store.Path(), "err", err)
+	case err == nil && e.pinsFailing:
+		e.logger.Info("The state file is written again", "file", e.store.Path())
 	}
+	e.pinsFailing = err != nil
 }
