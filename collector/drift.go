@@ -12,7 +12,9 @@ import (
 // read: the node side is then not compared at all, so that an unreachable control node never
 // clears or invents a node finding.
 type Nodes struct {
-	Names     []string
+	Names []string
+	// Versions holds the kubelet version of each node of Names whose source reported one.
+	Versions  map[string]string
 	Evaluated bool
 }
 
@@ -71,6 +73,7 @@ func Compare(c Cluster, idx *Index, nodes Nodes, now time.Time, grace time.Durat
 
 	if nodes.Evaluated {
 		res.Node = compareNodes(c, named, nodes.Names, young)
+		res.Node = append(res.Node, compareVersions(c, named, nodes, young)...)
 	}
 	sortFindings(res.VM)
 	sortFindings(res.Node)

@@ -26,6 +26,9 @@ type Cluster struct {
 	Project     string
 	NetworkID   string
 	Created     time.Time
+	// KubernetesVersion is the semantic version ("1.24.0") of the cluster's Kubernetes version in
+	// CloudStack; empty when the source does not know it.
+	KubernetesVersion string
 
 	ControlNodes int
 	WorkerNodes  int // the cluster's size
@@ -114,12 +117,12 @@ const (
 // Kinds lists every kind in a fixed order, so that metrics carry every kind, zeros included.
 var Kinds = []Kind{
 	KindUnmappedVM, KindMappedVMExpunged, KindMappedVMMissing, KindVMMapIncomplete,
-	KindVMNotANode, KindNodeWithoutVM,
+	KindVMNotANode, KindNodeWithoutVM, KindNodeVersionMismatch,
 }
 
 // Side returns the side a kind belongs to.
 func (k Kind) Side() Side {
-	if k == KindVMNotANode || k == KindNodeWithoutVM {
+	if k == KindVMNotANode || k == KindNodeWithoutVM || k == KindNodeVersionMismatch {
 		return SideNode
 	}
 	return SideVM

@@ -78,9 +78,11 @@ func Checkable(c Cluster) bool {
 
 // NodeList is the outcome of listing one cluster's Kubernetes nodes.
 type NodeList struct {
-	Names  []string
-	Err    string // reason; empty when Names were read
-	Detail string // with Err: one short sanitised line saying more
+	Names []string
+	// Versions holds the kubelet version of each node of Names whose source reported one.
+	Versions map[string]string
+	Err      string // reason; empty when Names were read
+	Detail   string // with Err: one short sanitised line saying more
 }
 
 // Evaluate compares every cluster of the inventory and carries over what must not change: a
@@ -112,7 +114,7 @@ func EvaluateShard(prev []ClusterStatus, inv Inventory, nodes map[string]NodeLis
 		}
 		nl, listed := nodes[c.ID]
 		evaluated := listed && nl.Err == ""
-		res := Compare(c, idx, Nodes{Names: nl.Names, Evaluated: evaluated}, now, grace)
+		res := Compare(c, idx, Nodes{Names: nl.Names, Versions: nl.Versions, Evaluated: evaluated}, now, grace)
 		s := ClusterStatus{Cluster: c, Checked: true, NodesReachable: evaluated, NodesEvaluated: evaluated, VM: res.VM, Node: res.Node}
 		if !evaluated {
 			s.NodesError, s.NodesDetail = nl.Err, nl.Detail

@@ -102,16 +102,19 @@ type SSH struct {
 	HostKeyPolicy  HostKeyPolicy `yaml:"host_key_policy"`  // strict (known_hosts_file), pin (the first key a node shows, then only it) or insecure.
 	Port           int           `yaml:"port"`             // 0 discovers the port from the cluster's port-forwarding rules; another value is used for every cluster.
 	Timeout        time.Duration `yaml:"timeout"`          // Bounds connect, handshake and command of one cluster.
-	KubectlCommand string        `yaml:"kubectl_command"`  // The command run on the first control node; it prints node/<name> or <name> <kubelet version> lines.
+	KubectlCommand string        `yaml:"kubectl_command"`  // The command run on the first control node; it prints "<name> <kubelet version>" lines (the version compared with the cluster's in CloudStack) or "node/<name>" lines.
 	// MaxNodes bounds the node list of one cluster: a longer one is not a real cluster's and
 	// makes the node side unreadable for that cycle.
 	MaxNodes int `yaml:"max_nodes"`
 }
 
-// DefaultKubectlCommand is the default ssh.kubectl_command. kubectl's own --request-timeout is
-// below the default ssh.timeout, so that a hung API server makes kubectl exit with a message
-// instead of leaving it running on the node when the session is cut.
-const DefaultKubectlCommand = "sudo /opt/bin/kubectl get nodes -o name --request-timeout=5s"
+// DefaultKubectlCommand is the default ssh.kubectl_command. It prints one "<name> <kubelet
+// version>" line per node (custom columns without a header; "<none>" where a node reports no
+// version), so that the node check also compares each kubelet's version with the cluster's
+// Kubernetes version in CloudStack. kubectl's own --request-timeout is below the default
+// ssh.timeout, so that a hung API server makes kubectl exit with a message instead of leaving it
+// running on the node when the session is cut.
+const DefaultKubectlCommand = "sudo /opt/bin/kubectl get nodes --no-headers -o custom-columns=NAME:.metadata.name,VERSION:.status.nodeInfo.kubeletVersion --request-timeout=5s"
 
 // HostKeyPolicy says how far a control node's SSH host key is trusted.
 type HostKeyPolicy string

@@ -117,7 +117,7 @@ func TestLoadMinimalTakesDefaults(t *testing.T) {
 			PrivateKeyFile: "/var/lib/cloudstack/management/.ssh/id_rsa",
 			HostKeyPolicy:  HostKeyPin,
 			Timeout:        10 * time.Second,
-			KubectlCommand: "sudo /opt/bin/kubectl get nodes -o name --request-timeout=5s",
+			KubectlCommand: "sudo /opt/bin/kubectl get nodes --no-headers -o custom-columns=NAME:.metadata.name,VERSION:.status.nodeInfo.kubeletVersion --request-timeout=5s",
 			MaxNodes:       1000,
 		},
 		Notifier: Notifier{

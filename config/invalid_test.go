@@ -34,7 +34,7 @@ var invalid = map[string]string{
 kubernetes_api.timeout: must be greater than zero`,
 	"max-nodes": `ssh.max_nodes: must be between 1 and 100000, not 0`,
 	// A rule must say which finding and why; the second rule for one finding would never apply.
-	"accept": `accept[0].kind: must be one of unmapped_vm, mapped_vm_expunged, mapped_vm_missing, vm_map_incomplete, vm_not_a_node, node_without_vm, not "unmapped_vms"
+	"accept": `accept[0].kind: must be one of unmapped_vm, mapped_vm_expunged, mapped_vm_missing, vm_map_incomplete, vm_not_a_node, node_without_vm, node_version_mismatch, not "unmapped_vms"
 accept[1].reason is required: say why the finding is accepted
 accept[2].cluster is required
 accept[2].vm: must be left out: kind vm_map_incomplete is about the whole cluster

@@ -111,9 +111,9 @@ func listNodes(ctx context.Context, clusters []collector.Cluster, lister NodeLis
 
 // listOne lists the nodes of one cluster.
 func listOne(ctx context.Context, c collector.Cluster, lister NodeLister, logger *slog.Logger) collector.NodeList {
-	names, err := lister.Nodes(ctx, c)
+	nodes, err := lister.ListNodes(ctx, c)
 	if err == nil {
-		return collector.NodeList{Names: names}
+		return nodeList(nodes)
 	}
 	nl := collector.NodeList{Err: failureReason(err), Detail: ssh.Detail(err)}
 	logger.Debug("Could not list the Kubernetes nodes, comparing the VM map with the VMs in CloudStack only",

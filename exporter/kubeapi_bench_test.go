@@ -68,7 +68,7 @@ func BenchmarkNodeSource(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := lister.Nodes(context.Background(), cluster); err != nil {
+			if _, err := lister.ListNodes(context.Background(), cluster); err != nil {
 				b.Fatal(err)
 			}
 			b.ResetTimer()
@@ -78,7 +78,7 @@ func BenchmarkNodeSource(b *testing.B) {
 					lister, _ = nodeLister(cfg, cs, pins, metrics, slog.New(slog.DiscardHandler))
 					b.StartTimer()
 				}
-				nodes, err := lister.Nodes(context.Background(), cluster)
+				nodes, err := lister.ListNodes(context.Background(), cluster)
 				if err != nil || len(nodes) != 3 {
 					b.Fatalf("nodes %v, %v", nodes, err)
 				}

@@ -23,7 +23,7 @@ type gateLister struct {
 	gate     chan struct{}
 }
 
-func (g *gateLister) Nodes(ctx context.Context, c collector.Cluster) ([]string, error) {
+func (g *gateLister) ListNodes(ctx context.Context, c collector.Cluster) ([]collector.Node, error) {
 	g.mu.Lock()
 	g.inFlight++
 	g.peak = max(g.peak, g.inFlight)
@@ -33,7 +33,7 @@ func (g *gateLister) Nodes(ctx context.Context, c collector.Cluster) ([]string, 
 	defer func() { g.mu.Lock(); g.inFlight--; g.mu.Unlock() }()
 	select {
 	case <-g.gate:
-		return []string{c.Name + "-control"}, nil
+		return []collector.Node{{Name: c.Name + "-control"}}, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}

@@ -187,7 +187,7 @@ func (p *preflight) logins(ctx context.Context, cfg *config.Config, inv collecto
 		go func() {
 			defer wg.Done()
 			c := first[z]
-			names, err := nodes.Nodes(ctx, c)
+			names, err := nodes.ListNodes(ctx, c)
 			what := fmt.Sprintf("%s login in zone %s (cluster %s)", cfg.Check.NodeSource, z, c.Name)
 			if err != nil {
 				reason := failureReason(err)

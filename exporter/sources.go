@@ -26,9 +26,10 @@ type InventorySource interface {
 	Inventory(ctx context.Context) (collector.Inventory, error)
 }
 
-// NodeLister reads the Kubernetes nodes of a cluster.
+// NodeLister reads the Kubernetes nodes of a cluster, with their kubelet versions where the
+// source has them.
 type NodeLister interface {
-	Nodes(ctx context.Context, c collector.Cluster) ([]string, error)
+	ListNodes(ctx context.Context, c collector.Cluster) ([]collector.Node, error)
 }
 
 // sources are the back ends one configuration needs; a reload builds new ones.

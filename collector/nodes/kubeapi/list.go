@@ -30,6 +30,10 @@ type Node struct {
 	KubeletVersion string
 }
 
+// maxVersion bounds a kept kubelet version; a longer one is unknown, as the drift check reads
+// at most 64 bytes of a version.
+const maxVersion = 64
+
 var errPageTooLarge = fmt.Errorf("an answer of the API server is over %d bytes", maxPageBytes)
 
 // list pages through GET /api/v1/nodes with limit and continue. The metadata-only list would
@@ -60,6 +64,9 @@ func list(ctx context.Context, client rest.Interface, maxNodes int) ([]Node, err
 		next, err := decodePage(body, func(n Node) error {
 			if msgs := validation.IsDNS1123Subdomain(n.Name); len(msgs) > 0 {
 				return withReason(reasonBadAnswer, fmt.Errorf("node name %.80q is not valid: %s", n.Name, msgs[0]))
+			}
+			if len(n.KubeletVersion) > maxVersion {
+				n.KubeletVersion = "" // unknown; the stream bounds strings at 1 MiB, a version needs 64 bytes
 			}
 			if !seen[n.Name] {
 				seen[n.Name] = true

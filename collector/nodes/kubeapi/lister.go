@@ -65,22 +65,33 @@ func New(o Options) (*Lister, error) {
 	return &Lister{opts: o, log: o.Logger, cache: make(map[string]*client)}, nil
 }
 
-// Nodes returns the names of c's Kubernetes nodes as its API server lists them. It never returns
-// a partial or empty list: any doubt is an *Error whose Reason labels it, so that the check skips
-// the node side instead of reporting every VM as "not a node".
+// Nodes returns the names of c's Kubernetes nodes as its API server lists them (ListNodes
+// without the versions).
 func (l *Lister) Nodes(ctx context.Context, c collector.Cluster) ([]string, error) {
+	nodes, err := l.ListNodes(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return collector.NodeNames(nodes), nil
+}
+
+// ListNodes returns c's Kubernetes nodes with their kubelet versions (status.nodeInfo
+// .kubeletVersion) as its API server lists them. It never returns a partial or empty list: any
+// doubt is an *Error whose Reason labels it, so that the check skips the node side instead of
+// reporting every VM as "not a node".
+func (l *Lister) ListNodes(ctx context.Context, c collector.Cluster) ([]collector.Node, error) {
 	nodes, err := l.List(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	names := make([]string, len(nodes))
+	out := make([]collector.Node, len(nodes))
 	for i, n := range nodes {
-		names[i] = n.Name
+		out[i] = collector.Node{Name: n.Name, KubeletVersion: n.KubeletVersion}
 	}
-	return names, nil
+	return out, nil
 }
 
-// List is Nodes with each node's system UUID.
+// List is ListNodes with each node's system UUID.
 func (l *Lister) List(ctx context.Context, c collector.Cluster) (nodes []Node, err error) {
 	ctx, cancel := context.WithTimeout(ctx, l.opts.Timeout)
 	defer cancel()

@@ -26,7 +26,7 @@ func TestDetail(t *testing.T) {
 		f := newFixture(t)
 		f.srv.SetMode(sshtest.Garbage)
 		_, err := f.nodes(t, f.lister(t, nil))
-		if got := Detail(err); !strings.Contains(got, `line 1 is not node/<name>: "NAME`) {
+		if got := Detail(err); !strings.Contains(got, `line 1 is not <name> <version> or node/<name>: "NAME`) {
 			t.Errorf("Detail() = %q, want the offending line", got)
 		}
 	})

@@ -130,10 +130,21 @@ func NewLister(o Options) (*Lister, error) {
 	return l, nil
 }
 
-// Nodes returns the names of c's Kubernetes nodes as kubectl on its control node prints them.
-// It never returns a partial or empty list: any doubt is an error, whose Reason labels it, so
-// that the drift check skips the node side instead of reporting every VM as "not a node".
+// Nodes returns the names of c's Kubernetes nodes as kubectl on its control node prints them
+// (ListNodes without the versions).
 func (l *Lister) Nodes(ctx context.Context, c collector.Cluster) ([]string, error) {
+	nodes, err := l.ListNodes(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return collector.NodeNames(nodes), nil
+}
+
+// ListNodes returns c's Kubernetes nodes, with their kubelet versions where the command prints
+// them, as kubectl on its control node lists them. It never returns a partial or empty list: any
+// doubt is an error, whose Reason labels it, so that the drift check skips the node side instead
+// of reporting every VM as "not a node".
+func (l *Lister) ListNodes(ctx context.Context, c collector.Cluster) ([]collector.Node, error) {
 	if c.SSH.Host == "" || c.SSH.Port <= 0 || c.SSH.Port > 65535 {
 		return nil, withReason(reasonNoTarget, errors.New("no ssh target for the control node"))
 	}

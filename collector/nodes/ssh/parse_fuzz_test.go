@@ -6,14 +6,18 @@ import (
 )
 
 // FuzzParseNodes checks that ParseNodes either understands the whole of kubectl's answer or
-// refuses it: a list it returns holds exactly the names of the input's node lines, each a valid
-// node name, and anything else in the input is an error without a list.
+// refuses it: a list it returns holds exactly the names of the input's node lines (node/<name>
+// or <name> <version>), each a valid node name with a version of at most 64 safe bytes, and
+// anything else in the input is an error without a list.
 func FuzzParseNodes(f *testing.F) {
 	// Huge lines are built here rather than stored in testdata/fuzz/FuzzParseNodes.
 	f.Add([]byte("node/" + strings.Repeat("a", 253) + "\n"))
 	f.Add([]byte("node/" + strings.Repeat("a", 254) + "\n"))
 	f.Add([]byte("node/demo-control-1\n" + strings.Repeat("x", 4096) + "\n"))
 	f.Add([]byte(strings.Repeat("node/w-1.example.com\n", 200)))
+	f.Add([]byte("demo-control-1   v1.28.4\ndemo-node-2      <none>\n"))
+	f.Add([]byte("demo-control-1 v1.28.4+k3s1\r\nnode/demo-node-2\n"))
+	f.Add([]byte("demo-control-1 v1.28.4\x1b[2J\n"))
 	f.Fuzz(func(t *testing.T, out []byte) {
 		nodes, err := ParseNodes(out, 1000)
 		if err != nil {
@@ -35,6 +39,7 @@ func FuzzParseNodes(f *testing.F) {
 		// The names the input's lines stand for, in order of first appearance: a list that
 		// misses a line, or holds a name no line gives, is a partial or invented answer.
 		var want []string
+		versions := make(map[string]string)
 		seen := make(map[string]bool)
 		for _, line := range strings.Split(string(out), "\n") {
 			line = strings.TrimSpace(line)
@@ -42,23 +47,35 @@ func FuzzParseNodes(f *testing.F) {
 				continue
 			}
 			name, ok := strings.CutPrefix(line, "node/")
+			version := ""
 			if !ok {
-				t.Fatalf("ParseNodes() accepted the line %q", line)
+				fields := strings.Fields(line)
+				if len(fields) != 2 {
+					t.Fatalf("ParseNodes() accepted the line %q", line)
+				}
+				name, version = fields[0], fields[1]
 			}
 			if !seen[name] {
 				seen[name] = true
 				want = append(want, name)
+				versions[name] = version
 			}
 		}
 		if len(nodes) != len(want) {
 			t.Fatalf("ParseNodes() = %d names, want the %d distinct node lines %q", len(nodes), len(want), want)
 		}
-		for i, name := range nodes {
-			if name != want[i] {
-				t.Errorf("name %d = %q, want %q (input order, duplicates dropped)", i, name, want[i])
+		for i, n := range nodes {
+			if n.Name != want[i] {
+				t.Errorf("name %d = %q, want %q (input order, duplicates dropped)", i, n.Name, want[i])
 			}
-			if problem := checkDNSSubdomain(name); problem != "" {
-				t.Errorf("ParseNodes() accepted %q: %s", name, problem)
+			if problem := checkDNSSubdomain(n.Name); problem != "" {
+				t.Errorf("ParseNodes() accepted %q: %s", n.Name, problem)
+			}
+			if v := n.KubeletVersion; v != "" && v != versions[n.Name] {
+				t.Errorf("node %s: version %q, but its line says %q", n.Name, v, versions[n.Name])
+			}
+			if v := n.KubeletVersion; len(v) > 64 || strings.ContainsFunc(v, func(r rune) bool { return r <= ' ' || r > '~' || r == '<' }) {
+				t.Errorf("node %s: version %q kept, want at most 64 printable bytes", n.Name, v)
 			}
 		}
 	})

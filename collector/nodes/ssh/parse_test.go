@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 )
 
 func TestParseNodes(t *testing.T) {
@@ -31,6 +33,10 @@ func TestParseNodes(t *testing.T) {
 		{"garbage table", "NAME STATUS ROLES\ndemo-control-1 Ready control-plane\n", nil},
 		{"partial garbage", "node/a\nerror: something\nnode/b\n", nil},
 		{"line with spaces", "node/a b\n", nil},
+		{"three fields", "a v1.28.4 Ready\n", nil},
+		{"one bare name", "a\n", nil},
+		{"header of custom-columns", "NAME   VERSION\na   v1.28.4\n", nil},
+		{"invalid name before a version", "A_b v1.28.4\n", nil},
 		{"upper case", "node/Demo-Control-1\n", nil},
 		{"other kind", "pod/a\n", nil},
 		{"empty name", "node/\n", nil},
@@ -58,7 +64,7 @@ func TestParseNodes(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ParseNodes() error: %v", err)
 			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
+			if diff := cmp.Diff(tt.want, collector.NodeNames(got)); diff != "" {
 				t.Errorf("ParseNodes() mismatch (-want +got):\n%s", diff)
 			}
 		})

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"strings"
 	"time"
@@ -176,6 +177,7 @@ func (s *Server) exec(ch ssh.Channel, command string) bool {
 	close(s.changed)
 	s.changed = make(chan struct{})
 	mode, nodes := s.mode, append([]string(nil), s.nodes...)
+	versions := maps.Clone(s.versions)
 	s.mu.Unlock()
 
 	switch mode {
@@ -197,11 +199,7 @@ func (s *Server) exec(ch ssh.Channel, command string) bool {
 		s.drip(ch)
 		return false
 	default:
-		var b strings.Builder
-		for _, n := range nodes {
-			b.WriteString("node/" + n + "\n")
-		}
-		_, _ = io.WriteString(ch, b.String())
+		_, _ = io.WriteString(ch, nodeOutput(command, nodes, versions))
 		exit(ch, 0)
 	}
 	return true

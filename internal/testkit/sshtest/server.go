@@ -63,6 +63,7 @@ type Server struct {
 	closed      bool
 	mode        Mode
 	nodes       []string
+	versions    map[string]string // kubelet version by node name; missing: <none>
 	hostKeys    []ssh.Signer
 	conns       map[net.Conn]struct{}
 	connections int
@@ -152,7 +153,8 @@ func (s *Server) Port() int {
 	return p
 }
 
-// SetNodes sets the node names kubectl prints, one "node/<name>" line each, in this order.
+// SetNodes sets the node names kubectl prints, in this order: one "<name>   <version>" line each
+// for a command with custom columns (SetVersions), else one "node/<name>" line each.
 func (s *Server) SetNodes(names ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -65,8 +65,12 @@ func TestExec(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	if want := "node/demo-control-1\nnode/demo-node-2\n"; out != want {
+	if want := "demo-control-1   <none>\ndemo-node-2      <none>\n"; out != want {
 		t.Errorf("stdout = %q, want %q", out, want)
+	}
+	s.SetVersions(map[string]string{"demo-control-1": "v1.28.4", "demo-node-2": "v1.27.9"})
+	if out, _, _ := run(t, c, DefaultCommand); out != "demo-control-1   v1.28.4\ndemo-node-2      v1.27.9\n" {
+		t.Errorf("with versions: stdout = %q, want aligned custom columns", out)
 	}
 
 	_, stderr, err := run(t, c, "rm -rf /")
@@ -83,14 +87,14 @@ func TestExec(t *testing.T) {
 	if !errors.As(err, &exitErr) || exitErr.ExitStatus() != 1 {
 		t.Errorf("FailCommand: err = %v, want exit status 1", err)
 	}
-	if got := s.Commands(); got != 2 {
-		t.Errorf("Commands() = %d, want 2 (the unexpected command does not count)", got)
+	if got := s.Commands(); got != 3 {
+		t.Errorf("Commands() = %d, want 3 (the unexpected command does not count)", got)
 	}
 	if got := s.Connections(); got != 1 {
 		t.Errorf("Connections() = %d, want 1", got)
 	}
-	if got := s.Sessions(); got != 3 {
-		t.Errorf("Sessions() = %d, want 3", got)
+	if got := s.Sessions(); got != 4 {
+		t.Errorf("Sessions() = %d, want 4", got)
 	}
 }
 

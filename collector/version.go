@@ -1,0 +1,123 @@
+package collector
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// KindNodeVersionMismatch is a Kubernetes node whose kubelet runs another Kubernetes version
+// (major.minor.patch) than the one CloudStack records for the cluster: an upgrade that CloudStack
+// shows as done while nodes still run the old kubelet, or one that stopped half-way. vm_name is
+// the node's name, vm_id the uuid of the VM it matches, if any.
+const KindNodeVersionMismatch Kind = "node_version_mismatch"
+
+// Node is one Kubernetes node of a node list.
+type Node struct {
+	Name string
+	// KubeletVersion is status.nodeInfo.kubeletVersion as the node source read it ("v1.28.4");
+	// empty when the source does not say (kubectl's "-o name", "<none>").
+	KubeletVersion string
+}
+
+// NodeNames returns the names of nodes, in order.
+func NodeNames(nodes []Node) []string {
+	names := make([]string, len(nodes))
+	for i, n := range nodes {
+		names[i] = n.Name
+	}
+	return names
+}
+
+// maxVersion bounds a version string the check reads: the longest real kubelet versions
+// ("v1.28.4-eks-1-28-20231201" and the like) are well below it.
+const maxVersion = 64
+
+// version is the major.minor.patch of a Kubernetes version.
+type version [3]uint64
+
+func (v version) String() string { return fmt.Sprintf("%d.%d.%d", v[0], v[1], v[2]) }
+
+// parseVersion reads the major.minor.patch of a version as kubelets report it ("v1.23.3",
+// "v1.23.3+k3s1", "v1.29.0-rc.1", "v1.28.4-eks-1-28-20231201") and as CloudStack records it
+// ("1.23.3"). A leading "v" is dropped; what follows the patch number must be a semantic
+// version's pre-release ("-...") or build metadata ("+..."), and is not compared: CloudStack's
+// semantic version has neither (addKubernetesSupportedVersion accepts only digits and dots,
+// KubernetesVersionManagerImpl.isSemanticVersion at 4.14.0.0 and 4.19.0.0), build metadata never
+// counts for a version's precedence (SemVer 2.0.0, item 10), and a pre-release of 1.29.0 is the
+// 1.29.0 line a cluster was deployed with. Anything else (four numbers, no patch, a number of
+// more than nine digits, other characters, more than maxVersion bytes) is not a version: the
+// comparison is skipped rather than a finding made from a guess.
+func parseVersion(s string) (version, bool) {
+	if len(s) > maxVersion {
+		return version{}, false
+	}
+	s = strings.TrimPrefix(s, "v")
+	var v version
+	for i := range v {
+		end := 0
+		for end < len(s) && s[end] >= '0' && s[end] <= '9' {
+			end++
+		}
+		if end == 0 || end > 9 {
+			return version{}, false
+		}
+		v[i], _ = strconv.ParseUint(s[:end], 10, 64)
+		s = s[end:]
+		if i < 2 {
+			if !strings.HasPrefix(s, ".") {
+				return version{}, false
+			}
+			s = s[1:]
+		}
+	}
+	if s == "" {
+		return v, true
+	}
+	if (s[0] != '-' && s[0] != '+') || len(s) == 1 {
+		return version{}, false
+	}
+	for _, r := range s[1:] {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '.' || r == '-' || r == '+') {
+			return version{}, false
+		}
+	}
+	return v, true
+}
+
+// compareVersions is the version side of the node check: every node whose kubelet version is
+// known and parses, in a cluster whose Kubernetes version in CloudStack is known and parses,
+// against that version. A node of a VM younger than the grace period is left alone, like every
+// other node-side finding of a VM being created.
+func compareVersions(c Cluster, named []*VM, nodes Nodes, young func(time.Time) bool) []Finding {
+	want, ok := parseVersion(c.KubernetesVersion)
+	if !ok || len(nodes.Versions) == 0 {
+		return nil
+	}
+	vms := make(map[string]VM, len(c.Mapped)+len(named))
+	for _, vm := range named {
+		vms[strings.ToLower(vm.Name)] = *vm
+	}
+	for _, m := range c.Mapped { // a mapped VM wins over an unmapped one of the same name
+		if !m.Missing && !m.Removed {
+			vms[strings.ToLower(m.Name)] = VM{ID: m.ID, Name: m.Name, Created: m.Created}
+		}
+	}
+	var out []Finding
+	for _, node := range nodes.Names {
+		reported := nodes.Versions[node]
+		got, ok := parseVersion(reported)
+		if !ok || got == want {
+			continue
+		}
+		vm, matched := vms[NodeName(node)]
+		if matched && young(vm.Created) {
+			continue
+		}
+		out = append(out, Finding{Kind: KindNodeVersionMismatch, VMID: vm.ID, VMName: node,
+			Message: fmt.Sprintf("Kubernetes node %s of cluster %s runs kubelet %s but the cluster's Kubernetes version in CloudStack is %s",
+				node, c.Name, reported, c.KubernetesVersion)})
+	}
+	return out
+}
