@@ -58,6 +58,10 @@ type RuleReport struct {
 // uuidShape matches the form of a CloudStack uuid.
 var uuidShape = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
+// UUIDShaped reports whether s has the form of a CloudStack uuid: only such a value is ever put
+// into a link to CloudStack.
+func UUIDShaped(s string) bool { return uuidShape.MatchString(s) }
+
 // Accept returns the statuses with the findings the rules accept in Accepted and every other
 // finding in VM and Node, whatever the statuses held before: a rule that was removed or is past
 // its Until gives its finding back, so the finding is new to the notifier and announced once.

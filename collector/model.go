@@ -115,6 +115,8 @@ const (
 )
 
 // Kinds lists every kind in a fixed order, so that metrics carry every kind, zeros included.
+// Every kind needs a guide for the status page, what it means and what to do, in
+// exporter/report/guides.go with its section in docs/runbooks.md (TestEveryKindHasAGuide).
 var Kinds = []Kind{
 	KindUnmappedVM, KindMappedVMExpunged, KindMappedVMMissing, KindVMMapIncomplete,
 	KindVMNotANode, KindNodeWithoutVM, KindNodeVersionMismatch,

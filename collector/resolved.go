@@ -29,7 +29,8 @@ type Resolved struct {
 // state of a forgotten cluster is; it bounds the result by MaxResolvedPerCluster and
 // MaxResolved. A side counts as compared only when the cluster was checked (and, for the node
 // side, its nodes were listed): findings kept unchanged by a skipped or unreachable cluster have
-// not cleared. The input is not changed.
+// not cleared. An accepted finding is still present: one that an accept rule takes (or gives
+// back) has not cleared, one that is gone while accepted has. The input is not changed.
 func RecordResolved(history []Resolved, prev, next []ClusterStatus, now time.Time) []Resolved {
 	before := make(map[string]ClusterStatus, len(prev))
 	for _, s := range prev {
@@ -43,9 +44,9 @@ func RecordResolved(history []Resolved, prev, next []ClusterStatus, now time.Tim
 		if !seen || !s.Checked {
 			continue
 		}
-		fresh = appendCleared(fresh, s.Cluster, p.VM, s.VM, now)
+		fresh = appendCleared(fresh, s.Cluster, p.present(SideVM), s.present(SideVM), now)
 		if s.NodesEvaluated {
-			fresh = appendCleared(fresh, s.Cluster, p.Node, s.Node, now)
+			fresh = appendCleared(fresh, s.Cluster, p.present(SideNode), s.present(SideNode), now)
 		}
 	}
 	out := make([]Resolved, 0, min(len(fresh)+len(history), MaxResolved))
@@ -72,6 +73,20 @@ func appendCleared(out []Resolved, c Cluster, was, is []Finding, now time.Time) 
 	for _, f := range was {
 		if !still[f.Key()] {
 			out = append(out, Resolved{ClusterID: c.ID, ClusterName: c.Name, Finding: f, ResolvedAt: now})
+		}
+	}
+	return out
+}
+
+// present returns the findings of one side that are there, accepted ones included.
+func (s ClusterStatus) present(side Side) []Finding {
+	out := s.VM
+	if side == SideNode {
+		out = s.Node
+	}
+	for _, a := range s.Accepted {
+		if a.Kind.Side() == side {
+			out = append(slices.Clip(out), a.Finding)
 		}
 	}
 	return out

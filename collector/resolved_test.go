@@ -31,6 +31,10 @@ func TestRecordResolved(t *testing.T) {
 			ClusterStatus{Cluster: c}, []Resolved{}},
 		{"unreachable: the node side was not compared", nil,
 			ClusterStatus{Cluster: c, Checked: true, Node: []Finding{notNode}}, []Resolved{resolved(unmapped)}},
+		{"accepted: still present, not resolved", nil,
+			ClusterStatus{Cluster: c, Checked: true, NodesEvaluated: true, Node: []Finding{notNode},
+				Accepted: []AcceptedFinding{{Finding: unmapped, Acceptance: Acceptance{Reason: "known"}}}},
+			[]Resolved{}},
 		{"unreachable, and the kept node findings are not in next either", nil,
 			ClusterStatus{Cluster: c, Checked: true}, []Resolved{resolved(unmapped)}},
 	} {
@@ -40,6 +44,24 @@ func TestRecordResolved(t *testing.T) {
 				t.Errorf("history (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestRecordResolvedAccepted: a finding that goes away while an accept rule accepts it has
+// cleared; one the rule gives back to its side (the rule removed) has not.
+func TestRecordResolvedAccepted(t *testing.T) {
+	c := Cluster{ID: "c1", Name: "prod"}
+	unmapped := Finding{Kind: KindUnmappedVM, VMID: "v1", VMName: "prod-node-1", FirstSeen: old}
+	accepted := ClusterStatus{Cluster: c, Checked: true, NodesEvaluated: true,
+		Accepted: []AcceptedFinding{{Finding: unmapped, Acceptance: Acceptance{Reason: "known"}}}}
+	gone := ClusterStatus{Cluster: c, Checked: true, NodesEvaluated: true}
+	want := []Resolved{{ClusterID: "c1", ClusterName: "prod", Finding: unmapped, ResolvedAt: now}}
+	if diff := cmp.Diff(want, RecordResolved(nil, []ClusterStatus{accepted}, []ClusterStatus{gone}, now)); diff != "" {
+		t.Errorf("gone while accepted (-want +got):\n%s", diff)
+	}
+	back := ClusterStatus{Cluster: c, Checked: true, NodesEvaluated: true, VM: []Finding{unmapped}}
+	if got := RecordResolved(nil, []ClusterStatus{accepted}, []ClusterStatus{back}, now); len(got) != 0 {
+		t.Errorf("given back by its rule: recorded as resolved %v", got)
 	}
 }
 

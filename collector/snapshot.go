@@ -65,6 +65,8 @@ type Snapshot struct {
 	NodeListFailures map[string]uint64 // by reason, since start
 	// AcceptRules says what each accept rule did in the last cycle that read the inventory.
 	AcceptRules []RuleReport
+	// Resolved is the history of recently resolved findings, newest first (RecordResolved).
+	Resolved []Resolved
 }
 
 // Checkable reports whether a cluster is compared in a cycle: CloudManaged clusters in Running or
