@@ -58,6 +58,7 @@ type Database struct {
 // *File fields are kept so a reload reads the files again.
 type CloudStack struct {
 	Endpoint           string        `yaml:"endpoint"`                  // The management server's API URL, e.g. https://cloud.example.com/client/api (required).
+	UIURL              string        `yaml:"ui_url"`                    // CloudStack's web UI, which the status page links clusters and VMs into; empty: the one beside the endpoint (https://cloud.example.com/client/ for https://cloud.example.com/client/api).
 	APIKey             Secret        `yaml:"api_key,omitempty"`         // A root admin's API key, inline (as "${VAR}"); or api_key_file.
 	APIKeyFile         string        `yaml:"api_key_file,omitempty"`    // A file holding the API key (read whole, white space trimmed).
 	SecretKey          Secret        `yaml:"secret_key,omitempty"`      // The secret key of api_key, inline (as "${VAR}"); or secret_key_file.

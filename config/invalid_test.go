@@ -27,6 +27,7 @@ var invalid = map[string]string{
 	"no-api-key":                 `cloudstack.api_key or cloudstack.api_key_file is required`,
 	"missing-endpoint":           `cloudstack.endpoint is required`,
 	"endpoint-not-url":           `cloudstack.endpoint: must be an http or https URL such as https://cloud.example.com/client/api`,
+	"ui-url-not-url":             `cloudstack.ui_url: must be an http or https URL such as https://cloud.example.com/client/`,
 	"host-key-policy":            `ssh.host_key_policy: must be strict, pin or insecure, not "tofu"`,
 	"strict-without-known-hosts": `ssh.known_hosts_file is required when ssh.host_key_policy is strict`,
 	"port":                       `ssh.port: must be between 0 and 65535, not 70000`,

@@ -18,3 +18,11 @@ func DerivedUIURL(endpoint string) string {
 	p = strings.TrimSuffix(p, "/api")
 	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: p + "/"}).String()
 }
+
+// UI returns the address of CloudStack's web UI: ui_url, or the one beside the endpoint.
+func (cs CloudStack) UI() string {
+	if cs.UIURL != "" {
+		return cs.UIURL
+	}
+	return DerivedUIURL(cs.Endpoint)
+}

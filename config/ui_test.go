@@ -17,3 +17,14 @@ func TestDerivedUIURL(t *testing.T) {
 		}
 	}
 }
+
+func TestUI(t *testing.T) {
+	cs := CloudStack{Endpoint: "https://cloud.example.com/client/api"}
+	if got := cs.UI(); got != "https://cloud.example.com/client/" {
+		t.Errorf("UI() of the endpoint alone = %q", got)
+	}
+	cs.UIURL = "https://portal.example.com/"
+	if got := cs.UI(); got != "https://portal.example.com/" {
+		t.Errorf("UI() with ui_url = %q, want ui_url", got)
+	}
+}

@@ -19,6 +19,11 @@ func validate(c *Config) []*problem {
 	} else if u, err := url.Parse(cs.Endpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		v.keyf("cloudstack.endpoint", "must be an http or https URL such as https://cloud.example.com/client/api")
 	}
+	if cs.UIURL != "" {
+		if u, err := url.Parse(cs.UIURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			v.keyf("cloudstack.ui_url", "must be an http or https URL such as https://cloud.example.com/client/")
+		}
+	}
 	v.onePair("cloudstack.api_key", cs.APIKey, cs.APIKeyFile)
 	v.onePair("cloudstack.secret_key", cs.SecretKey, cs.SecretKeyFile)
 	v.positive("cloudstack.timeout", cs.Timeout)
