@@ -66,6 +66,7 @@ func cycle(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, sr
 		collector.RestoreFirstSeen(next.Clusters, announcer.FirstSeen)
 		announcer.Notify(ctx, next.Clusters)
 	}
+	next.Resolved = collector.RecordResolved(prev.Resolved, prev.Clusters, next.Clusters, next.Start)
 	next.End = now()
 	next.Success = true
 	next.Error = ""

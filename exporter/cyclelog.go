@@ -17,8 +17,8 @@ func logCycleSummary(prev, next *collector.Snapshot, logger *slog.Logger) {
 	if !next.Success {
 		return // logged as an error by the cycle
 	}
-	cur := report.New(next).Summary
-	if prev.LastSuccess.IsZero() || !sameCounts(report.New(prev).Summary, cur) {
+	cur := report.New(next, report.Context{}).Summary
+	if prev.LastSuccess.IsZero() || !sameCounts(report.New(prev, report.Context{}).Summary, cur) {
 		args := []any{"clusters", cur.Clusters, "checked", cur.Checked, "skipped", cur.Skipped,
 			"unreachable", cur.Unreachable, "findings", cur.Findings, "duration", next.End.Sub(next.Start).Round(1e6)}
 		for _, k := range collector.Kinds {

@@ -143,7 +143,8 @@ func New(opts Options) (*Exporter, error) {
 	}
 	e.notifier = n
 	e.exposition = &exposition{live: e.live, logger: e.logger}
-	e.publish(&collector.Snapshot{Enabled: cfg.Check.Enabled, Interval: cfg.Check.Interval, NodeListFailures: failures})
+	e.publish(&collector.Snapshot{Enabled: cfg.Check.Enabled, Interval: cfg.Check.Interval, NodeListFailures: failures,
+		Resolved: e.loadResolved()})
 	e.reloadOK.Set(1)
 	e.reloadTime.Set(float64(e.now().Unix()))
 	e.warnInsecureTLS(cfg)

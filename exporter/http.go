@@ -52,7 +52,7 @@ func (e *Exporter) serveFindings(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	rep := report.New(e.Snapshot())
+	rep := report.New(e.Snapshot(), e.reportContext())
 	rep.Clusters = filter.Apply(rep.Clusters)
 	w.Header().Set("Content-Type", "application/json")
 	enc := json.NewEncoder(w)

@@ -136,6 +136,7 @@ func (e *Exporter) runCycle(ctx context.Context, cfg *config.Config, src sources
 	e.at(handoffPublished)
 	if next.Success {
 		e.forgetPins(next.Clusters)
+		e.saveResolved(prev.Resolved, next.Resolved)
 	}
 }
 

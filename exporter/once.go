@@ -28,7 +28,7 @@ func (e *Exporter) RunOnce(ctx context.Context, w io.Writer, format string) int 
 		return ExitCheckErr
 	}
 	snap := cycle(ctx, e.snapshot.Load(), cfg, src, nil, collector.NewTurns(), e.logger, e.now)
-	rep := report.New(snap)
+	rep := report.New(snap, report.Context{Now: e.now(), UIURL: cfg.CloudStack.UI()})
 	if format == report.FormatJSON {
 		_ = report.WriteJSON(w, rep)
 	} else {

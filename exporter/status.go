@@ -42,10 +42,18 @@ func (e *Exporter) routeStatus(mux *http.ServeMux, telemetryPath string) {
 }
 
 func (e *Exporter) statusPage(telemetryPath string) *report.StatusPage {
-	p := report.NewStatusPage(report.New(e.Snapshot()).Printable(), version.Version, telemetryPath, e.now())
+	x := e.reportContext()
+	p := report.NewStatusPage(report.New(e.Snapshot(), x).Printable(), version.Version, telemetryPath, x.Now)
 	cfg, _ := e.current()
 	p.NodeSource = string(cfg.Check.NodeSource)
 	return p
+}
+
+// reportContext is what the status page and /findings add to the snapshot: the time, what the
+// notifier announced, and CloudStack's UI.
+func (e *Exporter) reportContext() report.Context {
+	cfg, _ := e.current()
+	return report.Context{Now: e.now(), Announcements: e.notifier.View(), UIURL: cfg.CloudStack.UI()}
 }
 
 func (e *Exporter) render(w http.ResponseWriter, code int, name string, p *report.StatusPage) {

@@ -71,13 +71,21 @@ func (r Report) Printable() Report {
 	for i, c := range r.Clusters {
 		c.ID, c.Name, c.State, c.ClusterType = Escape(c.ID), Escape(c.Name), Escape(c.State), Escape(c.ClusterType)
 		c.Zone, c.Account, c.Domain, c.Project = Escape(c.Zone), Escape(c.Account), Escape(c.Domain), Escape(c.Project)
-		c.NodesError = Escape(c.NodesError)
-		findings := make([]collector.Finding, len(c.Findings))
+		c.NodesError, c.SkipReason = Escape(c.NodesError), Escape(c.SkipReason)
+		findings := make([]FindingReport, len(c.Findings))
 		for j, f := range c.Findings {
 			f.VMID, f.VMName, f.Message = Escape(f.VMID), Escape(f.VMName), Escape(f.Message)
 			findings[j] = f
 		}
 		c.Findings = findings
+		if c.Resolved != nil {
+			resolved := make([]ResolvedReport, len(c.Resolved))
+			for j, f := range c.Resolved {
+				f.VMID, f.VMName, f.Message = Escape(f.VMID), Escape(f.VMName), Escape(f.Message)
+				resolved[j] = f
+			}
+			c.Resolved = resolved
+		}
 		accepted := make([]collector.AcceptedFinding, len(c.Accepted))
 		for j, a := range c.Accepted {
 			a.VMID, a.VMName, a.Message, a.Reason = Escape(a.VMID), Escape(a.VMName), Escape(a.Message), Escape(a.Reason)

@@ -58,7 +58,7 @@ type kindCount struct {
 type findingRow struct {
 	ClusterID   string
 	ClusterName string
-	collector.Finding
+	FindingReport
 }
 
 type acceptedRow struct {
@@ -75,7 +75,7 @@ func (p *StatusPage) Fill(clusters []ClusterReport) {
 				p.MoreFindings++
 				continue
 			}
-			p.Findings = append(p.Findings, findingRow{ClusterID: c.ID, ClusterName: c.Name, Finding: f})
+			p.Findings = append(p.Findings, findingRow{ClusterID: c.ID, ClusterName: c.Name, FindingReport: f})
 		}
 		for _, a := range c.Accepted {
 			if len(p.Accepted) == maxStatusRows {

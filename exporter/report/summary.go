@@ -107,7 +107,7 @@ func (f Filter) Apply(clusters []ClusterReport) []ClusterReport {
 			continue
 		}
 		if f.Kind != "" {
-			var kept []collector.Finding
+			var kept []FindingReport
 			for _, x := range c.Findings {
 				if x.Kind == f.Kind {
 					kept = append(kept, x)
@@ -119,10 +119,16 @@ func (f Filter) Apply(clusters []ClusterReport) []ClusterReport {
 					accepted = append(accepted, x)
 				}
 			}
-			if len(kept) == 0 && len(accepted) == 0 {
+			var resolved []ResolvedReport
+			for _, x := range c.Resolved {
+				if x.Kind == f.Kind {
+					resolved = append(resolved, x)
+				}
+			}
+			if len(kept) == 0 && len(accepted) == 0 && len(resolved) == 0 {
 				continue
 			}
-			c.Findings, c.Accepted = kept, accepted
+			c.Findings, c.Accepted, c.Resolved = kept, accepted, resolved
 		}
 		out = append(out, c)
 	}

@@ -54,7 +54,7 @@ func TestWriteTable(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var b bytes.Buffer
-			WriteTable(&b, New(tc.snap), tc.wide)
+			WriteTable(&b, New(tc.snap, Context{}), tc.wide)
 			golden.Assert(t, "testdata/once-"+tc.name+".golden", b.Bytes())
 		})
 	}

@@ -1,0 +1,94 @@
+package report
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
+	"github.com/cks-drift-exporter/cks-drift-exporter/rules"
+)
+
+const runbooksFile = "../../docs/runbooks.md"
+
+// runbookHeading is a Markdown heading of level 2 or 3.
+var runbookHeading = regexp.MustCompile(`(?m)^(##|###) (.+)$`)
+
+// anchor is the fragment a forge gives a heading: lower-cased, spaces to hyphens, and nothing
+// but letters, digits, hyphens and underscores kept (GitHub's rule).
+func anchor(title string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(title)) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// runbookSections returns the text of each section of docs/runbooks.md by its anchor, up to
+// the next heading.
+func runbookSections(t *testing.T) map[string]string {
+	t.Helper()
+	doc, err := os.ReadFile(runbooksFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	idx := runbookHeading.FindAllSubmatchIndex(doc, -1)
+	for i, m := range idx {
+		end := len(doc)
+		if i+1 < len(idx) {
+			end = idx[i+1][0]
+		}
+		out[anchor(string(doc[m[4]:m[5]]))] = string(doc[m[1]:end])
+	}
+	return out
+}
+
+// TestEveryKindHasAGuide: the status page says of every kind what it means and what to do, and
+// links a section of docs/runbooks.md that exists and says what to check and what to do. A new
+// kind in collector.Kinds needs an entry in guides (guides.go) and its section.
+func TestEveryKindHasAGuide(t *testing.T) {
+	secs := runbookSections(t)
+	for _, k := range collector.Kinds {
+		g, ok := GuideOf(k)
+		if !ok {
+			t.Errorf("kind %s has no guide in guides.go: add what it means, what to do and its section of %s", k, runbooksFile)
+			continue
+		}
+		if g.Meaning == "" || g.Action == "" {
+			t.Errorf("kind %s: the guide says nothing of what it means or what to do: %+v", k, g)
+		}
+		text, ok := secs[g.Anchor]
+		if !ok {
+			t.Errorf("kind %s links #%s, which is no section of %s", k, g.Anchor, runbooksFile)
+			continue
+		}
+		for _, want := range []string{"What to check", "What to do"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("kind %s: section #%s does not say %s", k, g.Anchor, want)
+			}
+		}
+		if got, want := RunbookURL(k), rules.RunbookBaseURL+"#"+g.Anchor; got != want {
+			t.Errorf("RunbookURL(%s) = %s, want %s", k, got, want)
+		}
+	}
+	// The guides written ahead of their kind link sections that exist too.
+	for k, g := range guides {
+		if _, ok := secs[g.Anchor]; !ok {
+			t.Errorf("the guide of %s links #%s, which is no section of %s", k, g.Anchor, runbooksFile)
+		}
+	}
+}
+
+// TestRunbookURLWithoutGuide: a kind without a guide still links its side's alert.
+func TestRunbookURLWithoutGuide(t *testing.T) {
+	if got := RunbookURL("no_such_kind"); got != rules.RunbookBaseURL+"#cksvmmapdrift" {
+		t.Errorf("RunbookURL of a VM-side kind without a guide = %s", got)
+	}
+}
