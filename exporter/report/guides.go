@@ -47,6 +47,11 @@ var guides = map[collector.Kind]Guide{
 		Action:  "Make sure the VM is gone for good (the events), then kubectl delete node.",
 		Anchor:  "node_without_vm",
 	},
+	collector.KindNodeVersionMismatch: {
+		Meaning: "A node's kubelet runs another Kubernetes version than CloudStack records for the cluster: an upgrade left it behind, or failed half-way.",
+		Action:  "Compare the cluster's version in CloudStack with kubectl get nodes; upgrade the nodes that lag behind, or have CloudStack's record corrected.",
+		Anchor:  "node_version_mismatch",
+	},
 	"stuck_in_operation": {
 		Meaning: "The cluster has stayed in one transient state longer than check.stuck_after; it is not checked meanwhile.",
 		Action:  "Find the operation's job and the cluster's events; finish the operation in CloudStack, for example by starting the cluster again.",
