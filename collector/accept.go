@@ -95,11 +95,11 @@ func Accept(statuses []ClusterStatus, clusters []Cluster, rules []AcceptRule, no
 	out := make([]ClusterStatus, len(statuses))
 	for i, s := range statuses {
 		all := s.withAccepted()
-		s.VM, s.Node, s.Accepted = nil, nil, nil
+		s.VM, s.Node, s.Operation, s.Accepted = nil, nil, nil, nil
 		for _, side := range []struct {
 			all  []Finding
 			keep *[]Finding
-		}{{all.VM, &s.VM}, {all.Node, &s.Node}} {
+		}{{all.VM, &s.VM}, {all.Node, &s.Node}, {all.Operation, &s.Operation}} {
 			for _, f := range side.all {
 				if j := acceptedBy(rules, reports, s.Cluster, ids, f); j >= 0 {
 					reports[j].Use = RuleMatched

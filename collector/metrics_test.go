@@ -29,6 +29,7 @@ func testSnapshot() *Snapshot {
 			{
 				Cluster:    Cluster{ID: "k2", Name: "busy", ZoneName: "zone1", Account: "bob", Domain: "ROOT", Project: "p", State: "Scaling", ClusterType: "CloudManaged"},
 				StateSince: end.Add(-2 * time.Hour),
+				Operation:  []Finding{{Kind: KindStuckInOperation}},
 			},
 		},
 	}

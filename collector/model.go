@@ -43,6 +43,11 @@ type Cluster struct {
 
 	// SSH is where kubectl can be reached; an empty Host means it could not be discovered.
 	SSH SSHTarget
+
+	// OperationStarted is when CloudStack records that the operation of the cluster's current
+	// state started (its event, see OperationEvent), for a cluster in an operation state; zero
+	// where the source or the release shows none.
+	OperationStarted time.Time
 }
 
 // MappedVM is one row of a cluster's VM map and what the source knows of its VM.
@@ -98,7 +103,13 @@ type Side string
 const (
 	SideVM   Side = "vm"
 	SideNode Side = "node"
+	// SideOperation holds stuck_in_operation: it is not a comparison, and is evaluated for
+	// skipped clusters too.
+	SideOperation Side = "operation"
 )
+
+// Sides lists every side, in the order the notifier goes through them.
+var Sides = []Side{SideVM, SideNode, SideOperation}
 
 // Kind is the kind of drift, the value of the kind label.
 type Kind string
@@ -112,6 +123,9 @@ const (
 	KindVMMapIncomplete  Kind = "vm_map_incomplete"
 	KindVMNotANode       Kind = "vm_not_a_node"
 	KindNodeWithoutVM    Kind = "node_without_vm"
+	// KindStuckInOperation: the cluster has been in an operation state (Scaling, Starting, ...)
+	// for longer than check.stuck_after (see MarkStates).
+	KindStuckInOperation Kind = "stuck_in_operation"
 )
 
 // Kinds lists every kind in a fixed order, so that metrics carry every kind, zeros included.
@@ -120,10 +134,14 @@ const (
 var Kinds = []Kind{
 	KindUnmappedVM, KindMappedVMExpunged, KindMappedVMMissing, KindVMMapIncomplete,
 	KindVMNotANode, KindNodeWithoutVM, KindNodeVersionMismatch,
+	KindStuckInOperation,
 }
 
 // Side returns the side a kind belongs to.
 func (k Kind) Side() Side {
+	if k == KindStuckInOperation {
+		return SideOperation
+	}
 	if k == KindVMNotANode || k == KindNodeWithoutVM || k == KindNodeVersionMismatch {
 		return SideNode
 	}
@@ -133,7 +151,7 @@ func (k Kind) Side() Side {
 // PerCluster reports whether findings of the kind are about the whole cluster, with no VM or
 // node of their own.
 func (k Kind) PerCluster() bool {
-	return k == KindVMMapIncomplete
+	return k == KindVMMapIncomplete || k == KindStuckInOperation
 }
 
 // Finding is one piece of drift in one cluster.

@@ -31,11 +31,14 @@ type ClusterStatus struct {
 	// exporter knows: the first cycle that saw it there, and no later than what the state file
 	// remembers (see MarkStates). A skipped cluster has been skipped since then.
 	StateSince time.Time
+	// Operation holds the cluster's stuck_in_operation finding, if it has one (see MarkStates):
+	// set for skipped clusters too, while VM and Node stay as they were.
+	Operation []Finding
 }
 
-// Findings returns both sides' findings.
+// Findings returns every side's findings.
 func (s ClusterStatus) Findings() []Finding {
-	return append(append([]Finding{}, s.VM...), s.Node...)
+	return append(append(append([]Finding{}, s.VM...), s.Node...), s.Operation...)
 }
 
 // Snapshot is the outcome of the last completed cycle; metrics and /findings are built from it
@@ -143,11 +146,14 @@ func (s ClusterStatus) withAccepted() ClusterStatus {
 	if len(s.Accepted) == 0 {
 		return s
 	}
-	s.VM, s.Node = slices.Clone(s.VM), slices.Clone(s.Node)
+	s.VM, s.Node, s.Operation = slices.Clone(s.VM), slices.Clone(s.Node), slices.Clone(s.Operation)
 	for _, a := range s.Accepted {
-		if a.Kind.Side() == SideNode {
+		switch a.Kind.Side() {
+		case SideNode:
 			s.Node = append(s.Node, a.Finding)
-		} else {
+		case SideOperation:
+			s.Operation = append(s.Operation, a.Finding)
+		default:
 			s.VM = append(s.VM, a.Finding)
 		}
 	}
@@ -170,7 +176,7 @@ func RestoreFirstSeen(statuses []ClusterStatus, memory FirstSeenMemory) {
 		for _, side := range []struct {
 			side Side
 			list []Finding
-		}{{SideVM, statuses[i].VM}, {SideNode, statuses[i].Node}} {
+		}{{SideVM, statuses[i].VM}, {SideNode, statuses[i].Node}, {SideOperation, statuses[i].Operation}} {
 			for j := range side.list {
 				if t, ok := memory(id, side.side, side.list[j].Key()); ok {
 					side.list[j].FirstSeen = t

@@ -75,7 +75,11 @@ type Check struct {
 	Enabled     bool          `yaml:"enabled"`      // The on/off setting: false reads nothing from CloudStack, opens no SSH session and announces nothing; read on every reload.
 	Interval    time.Duration `yaml:"interval"`     // Time between the starts of two cycles.
 	GracePeriod time.Duration `yaml:"grace_period"` // VMs younger than this are never flagged.
-	Concurrency int           `yaml:"concurrency"`  // Clusters whose nodes are listed at once (SSH sessions or API requests), 1..1024.
+	// StuckAfter is how long a cluster may stay in one operation state (Scaling, Upgrading,
+	// Starting, Stopping, RemovingNodes, Recovering, Importing, ...) before it is a
+	// stuck_in_operation finding; 0 turns the finding off. Read on every reload.
+	StuckAfter  time.Duration `yaml:"stuck_after"`
+	Concurrency int           `yaml:"concurrency"` // Clusters whose nodes are listed at once (SSH sessions or API requests), 1..1024.
 	// HangingConcurrency is how many clusters whose control node timed out in the last cycle are
 	// listed at once, 1..1024, in a lane of their own beside the check.concurrency workers of the
 	// others: they mostly wait for ssh.timeout, which costs a socket and no CPU.
@@ -198,6 +202,7 @@ func defaults() Config {
 			Enabled:     true,
 			Interval:    5 * time.Minute,
 			GracePeriod: 15 * time.Minute,
+			StuckAfter:  time.Hour,
 			Concurrency: 16,
 			// 3% of 10,000 control nodes hanging at a 10 s timeout: 10 rounds, 100 s, beside
 			// the 9,700 others at 16 (see the benchmarks).

@@ -35,7 +35,7 @@ var invalid = map[string]string{
 kubernetes_api.timeout: must be greater than zero`,
 	"max-nodes": `ssh.max_nodes: must be between 1 and 100000, not 0`,
 	// A rule must say which finding and why; the second rule for one finding would never apply.
-	"accept": `accept[0].kind: must be one of unmapped_vm, mapped_vm_expunged, mapped_vm_missing, vm_map_incomplete, vm_not_a_node, node_without_vm, node_version_mismatch, not "unmapped_vms"
+	"accept": `accept[0].kind: must be one of unmapped_vm, mapped_vm_expunged, mapped_vm_missing, vm_map_incomplete, vm_not_a_node, node_without_vm, node_version_mismatch, stuck_in_operation, not "unmapped_vms"
 accept[1].reason is required: say why the finding is accepted
 accept[2].cluster is required
 accept[2].vm: must be left out: kind vm_map_incomplete is about the whole cluster
@@ -86,6 +86,7 @@ ssh.port: must be between 0 and 65535, not 70000`,
 	"duplicate-section": `line 3: cloudstack: set twice (first on line 1)`,
 	"negative-values": `cloudstack.timeout: must be greater than zero
 check.grace_period: must not be negative
+check.stuck_after: must not be negative (0 turns stuck_in_operation off)
 ssh.timeout: must be greater than zero
 ssh.kubectl_command: must not be empty
 notifier.max_alerts_per_cycle: must not be negative

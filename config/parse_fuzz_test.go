@@ -169,6 +169,7 @@ func invariants(c *Config) []string {
 	ch := c.Check
 	check(ch.Interval > 0, "check.interval is not positive")
 	check(ch.GracePeriod >= 0, "check.grace_period is negative")
+	check(ch.StuckAfter >= 0, "check.stuck_after is negative")
 	check(ch.Concurrency >= 1 && ch.Concurrency <= 1024, "check.concurrency is not 1..1024")
 	check(ch.TotalShards >= 1 && ch.TotalShards <= 1024, "check.total_shards is not 1..1024")
 	check(ch.Shard >= 0 && ch.Shard < ch.TotalShards, "check.shard is not below check.total_shards")

@@ -33,6 +33,9 @@ func validate(c *Config) []*problem {
 	if c.Check.GracePeriod < 0 {
 		v.keyf("check.grace_period", "must not be negative")
 	}
+	if c.Check.StuckAfter < 0 {
+		v.keyf("check.stuck_after", "must not be negative (0 turns stuck_in_operation off)")
+	}
 	v.between("check.concurrency", c.Check.Concurrency, 1, 1024)
 	v.between("check.hanging_concurrency", c.Check.HangingConcurrency, 1, 1024)
 	v.between("check.max_finding_series_per_cluster", c.Check.MaxFindingSeriesPerCluster, 1, 100000)

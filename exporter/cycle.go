@@ -18,6 +18,9 @@ import (
 type Announcer interface {
 	// FirstSeen is the first-seen time the announcer remembers for a finding, across restarts.
 	FirstSeen(clusterID string, side collector.Side, key string) (time.Time, bool)
+	// StateSince is the time since which the announcer remembers a cluster in a state, across
+	// restarts.
+	StateSince(clusterID, state string) (time.Time, bool)
 	// Notify reads the statuses; it never changes them.
 	Notify(ctx context.Context, statuses []collector.ClusterStatus)
 }
@@ -58,7 +61,11 @@ func cycle(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, sr
 		}
 	}
 	next.Clusters = collector.EvaluateShard(prev.Clusters, inv, nodes, next.Start, cfg.Check.GracePeriod, next.Shard)
-	collector.MarkStates(next.Clusters, prev.Clusters, nil, next.Start) // before the accept rules: they may accept what it finds
+	var memory collector.StateMemory
+	if announcer != nil {
+		memory = announcer.StateSince
+	}
+	collector.MarkStates(next.Clusters, prev.Clusters, memory, next.Start, cfg.Check.StuckAfter) // before the accept rules: they may accept what it finds
 	next.Clusters, next.AcceptRules = collector.Accept(next.Clusters, inv.Clusters, cfg.Rules(), next.Start)
 	logAcceptRules(prev.AcceptRules, next.AcceptRules, logger)
 	logReachability(prev.Clusters, next.Clusters, logAuthSummary(prev.Clusters, next.Clusters, cfg, logger), nodeTarget(src.nodes), logger)

@@ -176,6 +176,7 @@ func (s *State) firingOnly(statuses []collector.ClusterStatus) []collector.Clust
 		out[i] = st
 		out[i].VM = s.keepFiring(st.Cluster.ID, collector.SideVM, st.VM, firing)
 		out[i].Node = s.keepFiring(st.Cluster.ID, collector.SideNode, st.Node, firing)
+		out[i].Operation = s.keepFiring(st.Cluster.ID, collector.SideOperation, st.Operation, firing)
 	}
 	return out
 }

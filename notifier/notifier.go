@@ -219,7 +219,7 @@ func (n *Notifier) logEvents(events []Event) {
 
 func (n *Notifier) logEvent(e Event) {
 	if e.Resolved {
-		n.logger.Info(Resolution(e.Side, e.Cluster), "cluster", e.Cluster, "cluster_id", e.ClusterID, "side", string(e.Side))
+		n.logger.Info(resolution(e.Side, e.Cluster, e.State), "cluster", e.Cluster, "cluster_id", e.ClusterID, "side", string(e.Side))
 		return
 	}
 	f := e.Finding

@@ -59,7 +59,7 @@ func (n *Notifier) plan() []job {
 			jobs = append(jobs, j)
 			return true, false
 		}
-		for _, side := range []collector.Side{collector.SideVM, collector.SideNode} {
+		for _, side := range collector.Sides {
 			ss := cs.Sides[side]
 			if ss == nil {
 				continue
@@ -251,7 +251,7 @@ func (n *Notifier) texts(j job) (annotation, description string, alertType int, 
 	}
 	ss := n.state.Clusters[j.clusterID].Sides[j.side]
 	if j.key == "" {
-		return InfoAnnotation(Resolution(j.side, n.state.Clusters[j.clusterID].Name)), "", 0, ""
+		return InfoAnnotation(resolution(j.side, n.state.Clusters[j.clusterID].Name, ss.State)), "", 0, ""
 	}
 	a := ss.Findings[j.key]
 	return WarnAnnotation(a.Message), AlertDescription(a.Message, n.state.Clusters[j.clusterID].ref(j.clusterID)), a.AlertType, a.Kind

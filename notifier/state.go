@@ -20,6 +20,9 @@ type State struct {
 	Firing map[string]Firing `json:"firing,omitempty"`
 	// Days holds, by cluster id, what the cluster was sent over the last 24 hours (see daybudget.go).
 	Days map[string]*Day `json:"days,omitempty"`
+	// States holds, by cluster id, since when each cluster in an operation state has been in it
+	// (see stuck.go), so that a restart does not start its clock again.
+	States map[string]StateSeen `json:"states,omitempty"`
 }
 
 // ClusterState is one cluster's notification state.
@@ -55,6 +58,8 @@ type SideState struct {
 	// AcceptedOnly: the side's announced drift cleared, but findings an operator accepts remain,
 	// so the side does not match yet; its resolution is owed once they clear too.
 	AcceptedOnly bool `json:"accepted_only,omitempty"`
+	// State is, on the operation side, the state the cluster is stuck in: its resolution names it.
+	State string `json:"state,omitempty"`
 }
 
 // Announcement tracks one finding's announcement, part by part: a part is done only when
@@ -117,6 +122,8 @@ type Event struct {
 	Side               collector.Side
 	Resolved           bool // the side matches again
 	Finding            collector.Finding
+	// State is, for the resolution of the operation side, the state the cluster was stuck in.
+	State string
 }
 
 // update brings the state up to date with one cycle's statuses, without any I/O: new findings get
@@ -133,17 +140,20 @@ func (s *State) update(statuses []collector.ClusterStatus) []Event {
 		st := &statuses[i]
 		c := st.Cluster
 		present[c.ID] = true
-		if !st.Checked {
-			continue
-		}
 		cs := s.Clusters[c.ID]
+		if !st.Checked && len(st.Operation) == 0 && (cs == nil || cs.Sides[collector.SideOperation] == nil) {
+			continue // a skipped cluster's VM and node sides stay exactly as they were
+		}
 		if cs == nil {
 			cs = &ClusterState{Sides: make(map[collector.Side]*SideState)}
 			s.Clusters[c.ID] = cs
 		}
 		cs.Name, cs.ZoneID, cs.Owner, cs.Account, cs.Project = c.Name, c.ZoneID, c.Owner(), c.Account, c.Project
-		events = append(events, s.updateSide(cs, c, collector.SideVM, st.VM, st.AcceptedOn(collector.SideVM) > 0)...)
-		if st.NodesEvaluated {
+		events = append(events, s.updateOperation(cs, c, st.Operation, st.AcceptedOn(collector.SideOperation) > 0)...)
+		if st.Checked {
+			events = append(events, s.updateSide(cs, c, collector.SideVM, st.VM, st.AcceptedOn(collector.SideVM) > 0)...)
+		}
+		if st.Checked && st.NodesEvaluated {
 			events = append(events, s.updateSide(cs, c, collector.SideNode, st.Node, st.AcceptedOn(collector.SideNode) > 0)...)
 		}
 		if len(cs.Sides) == 0 {
@@ -158,6 +168,7 @@ func (s *State) update(statuses []collector.ClusterStatus) []Event {
 			delete(s.Clusters, id)
 		}
 	}
+	s.rememberStates(statuses)
 	return events
 }
 

@@ -57,6 +57,19 @@ func Resolution(side collector.Side, cluster string) string {
 	return fmt.Sprintf("The VM map of Kubernetes cluster %s matches the VMs of the cluster in CloudStack again", cluster)
 }
 
+// StuckResolution returns the message of a cluster that left the operation state it was stuck in.
+func StuckResolution(cluster, state string) string {
+	return fmt.Sprintf("Kubernetes cluster %s is no longer stuck in state %s", cluster, state)
+}
+
+// resolution returns the message of a side's resolution; state is the operation side's.
+func resolution(side collector.Side, cluster, state string) string {
+	if side == collector.SideOperation {
+		return StuckResolution(cluster, state)
+	}
+	return Resolution(side, cluster)
+}
+
 // WarnAnnotation and InfoAnnotation are the texts of the admins-only annotations on the cluster
 // (which the annotation itself identifies).
 func WarnAnnotation(message string) string { return "[WARN] " + safetext.Line(message, 0) }

@@ -62,7 +62,7 @@ func TestExpressionsNameExportedMetrics(t *testing.T) {
 // alerted on by the alert of its side.
 func TestDriftAlertsCoverEveryKind(t *testing.T) {
 	all := loadRules(t)
-	for alert, side := range map[string]collector.Side{"CKSVMMapDrift": collector.SideVM, "CKSNodeDrift": collector.SideNode} {
+	for alert, side := range map[string]collector.Side{"CKSVMMapDrift": collector.SideVM, "CKSNodeDrift": collector.SideNode, "CKSClusterStuckInOperation": collector.SideOperation} {
 		var want []string
 		for _, k := range collector.Kinds {
 			if k.Side() == side {
