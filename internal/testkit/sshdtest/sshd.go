@@ -42,6 +42,9 @@ type Options struct {
 	Kubectl string
 	// Config holds more sshd_config lines (ForceCommand, PubkeyAcceptedAlgorithms, MaxStartups).
 	Config string
+	// Home holds files written into the user's home, by path relative to it (".kube/config"
+	// for a real kubectl), owned by the user with mode 0600 in directories of mode 0700.
+	Home map[string][]byte
 }
 
 // Nodes are the node names the default kubectl stand-in prints.
@@ -56,6 +59,13 @@ func KubectlNodes(names ...string) string {
 		b.WriteString("echo node/" + n + "\n")
 	}
 	return b.String()
+}
+
+// KubectlExec is a kubectl stand-in that runs the real kubectl at path (make kube-tools builds
+// one), which reads ~/.kube/config (Options.Home) and keeps its discovery cache in ~/.kube/cache,
+// as on a control node.
+func KubectlExec(path string) string {
+	return "exec '" + strings.ReplaceAll(path, "'", `'\''`) + "' \"$@\"\n"
 }
 
 // KubectlHang is a kubectl stand-in that never answers: it records its pid in the PIDFile and

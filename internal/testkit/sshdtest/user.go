@@ -87,7 +87,9 @@ func (s *Server) writeFiles() {
 		{path: filepath.Join(s.dir, "bin", "kubectl"), mode: 0o755, data: "#!/bin/sh\n" + s.kubectl()},
 		// Real sudo would need a rule in /etc/sudoers.d, the machine's own configuration: the
 		// stand-in runs the command as the user instead. Tests of sudo itself call /usr/bin/sudo.
-		{path: filepath.Join(s.dir, "bin", "sudo"), mode: 0o755, data: "#!/bin/sh\nexec \"$@\"\n"},
+		// A CKS node keeps kubectl in /opt/bin, this one on PATH: the stand-in runs that one for
+		// /opt/bin/kubectl, so that the default command runs as written.
+		{path: filepath.Join(s.dir, "bin", "sudo"), mode: 0o755, data: sudoStandIn},
 	} {
 		var err error
 		if f.dir {
@@ -105,12 +107,35 @@ func (s *Server) writeFiles() {
 			s.t.Fatal(err)
 		}
 	}
+	for rel, data := range s.opts.Home {
+		path := filepath.Join(s.Home(), filepath.Clean("/"+rel))
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			s.t.Fatal(err)
+		}
+		for d := filepath.Dir(path); d != s.Home(); d = filepath.Dir(d) {
+			if err := os.Chown(d, uid, gid); err != nil {
+				s.t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			s.t.Fatal(err)
+		}
+		if err := os.Chown(path, uid, gid); err != nil {
+			s.t.Fatal(err)
+		}
+	}
 	for i, k := range s.keys {
 		if err := os.WriteFile(filepath.Join(s.dir, fmt.Sprintf("host_key_%d", i)), k.PEM, 0o600); err != nil {
 			s.t.Fatal(err)
 		}
 	}
 }
+
+// sudoStandIn runs its command as the user, /opt/bin/kubectl being the kubectl on PATH.
+const sudoStandIn = `#!/bin/sh
+if [ "$1" = /opt/bin/kubectl ]; then shift; exec kubectl "$@"; fi
+exec "$@"
+`
 
 func (s *Server) kubectl() string {
 	if s.opts.Kubectl == "" {
