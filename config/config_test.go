@@ -119,7 +119,7 @@ func TestLoadMinimalTakesDefaults(t *testing.T) {
 			PrivateKeyFile: "/var/lib/cloudstack/management/.ssh/id_rsa",
 			HostKeyPolicy:  HostKeyPin,
 			Timeout:        10 * time.Second,
-			KubectlCommand: "sudo /opt/bin/kubectl get nodes --no-headers -o custom-columns=NAME:.metadata.name,VERSION:.status.nodeInfo.kubeletVersion --request-timeout=5s",
+			KubectlCommand: "sudo /opt/bin/kubectl get nodes --no-headers -o custom-columns=NAME:.metadata.name,VERSION:.status.nodeInfo.kubeletVersion --request-timeout=1s",
 			MaxNodes:       1000,
 		},
 		Notifier: Notifier{

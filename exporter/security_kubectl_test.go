@@ -36,7 +36,7 @@ func TestKubectlCommandNeverFromCloudStackData(t *testing.T) {
 		}
 	})
 	e.writeConfig("  interval: 1h\n", "")
-	const command = "sudo /opt/bin/kubectl get nodes --no-headers -o custom-columns=NAME:.metadata.name,VERSION:.status.nodeInfo.kubeletVersion --request-timeout=5s"
+	const command = "sudo /opt/bin/kubectl get nodes --no-headers -o custom-columns=NAME:.metadata.name,VERSION:.status.nodeInfo.kubeletVersion --request-timeout=1s"
 	cfg := e.config()
 	e.setConfig(replaceOnce(t, cfg, "  timeout: 5s\n", "  timeout: 5s\n  kubectl_command: "+command+"\n"))
 	e.start()
