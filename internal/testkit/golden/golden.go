@@ -35,3 +35,7 @@ func Assert(t testing.TB, path string, got []byte) {
 		t.Errorf("output differs from %s (-want +got; run with -update if the change is intended):\n%s", path, diff)
 	}
 }
+
+// Updating reports whether the tests run with -update, for a test that refreshes a file other
+// than a golden one (a screenshot in docs/) only when asked.
+func Updating() bool { return *update }
