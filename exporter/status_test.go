@@ -80,11 +80,11 @@ func statusWorldPage(cs []simulator.Cluster) []string {
 		`<td id="count-skipped">1</td>`,
 		`<td id="count-unreachable" class="bad">1</td>`,
 		`<td id="count-findings" class="bad">2</td>`,
-		`<td id="kind-unmapped_vm" class="bad">1</td>`,
-		`<td id="kind-vm_not_a_node" class="bad">1</td>`,
+		`<td data-label="Findings" id="kind-unmapped_vm" class="bad">1</td>`,
+		`<td data-label="Findings" id="kind-vm_not_a_node" class="bad">1</td>`,
 		`<span class="ok">succeeded</span>`,
-		`<td class="reason">handshake</td>`,
-		`<td class="state">Scaling</td>`,
+		`<td data-label="Reason" class="reason">handshake</td>`,
+		`<td data-label="State" class="state">Scaling</td>`,
 		`<a href="/clusters/` + cs[4].ID + `">ci-runners</a>`,
 		cs[1].VMs[2], // the unmapped VM
 		cs[4].VMs[1], // the VM whose kubelet stopped
@@ -96,7 +96,7 @@ func TestStatusPageShowsWhatIsWrong(t *testing.T) {
 	e, cs := statusWorld(t)
 	_, body := get(t, e.url+"/")
 	for _, want := range append(statusWorldPage(cs),
-		`<td id="kind-node_without_vm" >0</td>`,
+		`<td data-label="Findings" id="kind-node_without_vm" >0</td>`,
 		`<a href="/clusters/`+cs[1].ID+`">`,
 	) {
 		if !strings.Contains(body, want) {
@@ -110,6 +110,13 @@ func TestStatusPageShowsWhatIsWrong(t *testing.T) {
 	_, body = get(t, e.url+"/clusters/"+cs[2].ID)
 	if !strings.Contains(body, "not listed: handshake") || !strings.Contains(body, "Cluster dark") {
 		t.Errorf("page of the unreachable cluster:\n%s", body)
+	}
+	if strings.Contains(body, `class="ok" id="no-findings"`) || !strings.Contains(body, "No drift found on the VM side; the node side was not compared") {
+		t.Errorf("the unreachable cluster's page says no drift in green, or not that its node side was not compared:\n%s", body)
+	}
+	_, body = get(t, e.url+"/clusters/"+cs[3].ID)
+	if strings.Contains(body, "No drift found") || !strings.Contains(body, `id="not-checked">Not checked for `) || !strings.Contains(body, "in state Scaling") {
+		t.Errorf("the skipped cluster's page does not say it was not checked:\n%s", body)
 	}
 	if code, _ := get(t, e.url+"/clusters/no-such-id"); code != http.StatusNotFound {
 		t.Errorf("page of an unknown cluster: %d, want 404", code)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
@@ -25,8 +26,15 @@ const maxStatusRows = 500
 var statusFiles embed.FS
 
 var statusTemplates = template.Must(template.New("status").Funcs(template.FuncMap{
-	"when":   formatTime,
-	"reason": ReasonText,
+	"when":     formatTime,
+	"reason":   ReasonText,
+	"ago":      formatAgo,
+	"at":       formatAt,
+	"seconds":  formatSeconds,
+	"span":     formatSpan,
+	"announce": announcementLines,
+	"guide":    guideOf,
+	"runbook":  RunbookURL,
 }).ParseFS(statusFiles, "status.html.tmpl"))
 
 // StatusPage is what the templates render: the report of a snapshot laid out in tables.
@@ -39,26 +47,37 @@ type StatusPage struct {
 	Kinds         []kindCount
 	Filter        Filter
 	FilterError   string
-	Findings      []findingRow  // rows of the findings table, at most maxStatusRows
-	MoreFindings  int           // rows left out
-	Accepted      []acceptedRow // rows of the accepted findings, at most maxStatusRows
-	MoreAccepted  int
-	Unreachable   []ClusterReport
-	Skipped       []ClusterReport
-	Cluster       *ClusterReport // the per-cluster page's cluster
+	// Groups are the clusters with findings, each with its rows; at most maxStatusRows rows in all.
+	Groups       []findingGroup
+	MoreFindings int           // rows left out
+	Accepted     []acceptedRow // rows of the accepted findings, at most maxStatusRows
+	MoreAccepted int
+	// Resolved are the recently resolved findings, newest first: at most maxResolvedRows on the
+	// front page, a cluster's whole history on its own page.
+	Resolved     []resolvedRow
+	MoreResolved int
+	// HistoryPerCluster is how many resolved findings of a cluster the history keeps.
+	HistoryPerCluster int
+	Unreachable       []ClusterReport
+	Skipped           []ClusterReport
+	Cluster           *ClusterReport // the per-cluster page's cluster
 	// NodeSource is check.node_source, whose words explain a reason (ReasonText).
 	NodeSource string
 }
+
+// maxResolvedRows bounds the front page's history; each cluster's page shows all of its own
+// (collector.MaxResolvedPerCluster).
+const maxResolvedRows = 50
 
 type kindCount struct {
 	Kind  collector.Kind
 	Count int
 }
 
-type findingRow struct {
-	ClusterID   string
-	ClusterName string
-	FindingReport
+// findingGroup is one cluster's rows of the findings table.
+type findingGroup struct {
+	*ClusterReport
+	Rows []FindingReport
 }
 
 type acceptedRow struct {
@@ -67,15 +86,27 @@ type acceptedRow struct {
 	collector.AcceptedFinding
 }
 
+type resolvedRow struct {
+	ClusterID   string
+	ClusterName string
+	ResolvedReport
+}
+
 // Fill lays out the tables of the selected clusters.
 func (p *StatusPage) Fill(clusters []ClusterReport) {
-	for _, c := range clusters {
-		for _, f := range c.Findings {
-			if len(p.Findings) == maxStatusRows {
-				p.MoreFindings++
-				continue
-			}
-			p.Findings = append(p.Findings, findingRow{ClusterID: c.ID, ClusterName: c.Name, FindingReport: f})
+	rows := 0
+	maxResolved := maxResolvedRows
+	if p.Cluster != nil {
+		maxResolved = collector.MaxResolved
+	}
+	for i := range clusters {
+		c := &clusters[i]
+		if n := min(len(c.Findings), maxStatusRows-rows); n > 0 {
+			p.Groups = append(p.Groups, findingGroup{ClusterReport: c, Rows: c.Findings[:n]})
+			rows += n
+			p.MoreFindings += len(c.Findings) - n
+		} else {
+			p.MoreFindings += len(c.Findings)
 		}
 		for _, a := range c.Accepted {
 			if len(p.Accepted) == maxStatusRows {
@@ -84,18 +115,27 @@ func (p *StatusPage) Fill(clusters []ClusterReport) {
 			}
 			p.Accepted = append(p.Accepted, acceptedRow{ClusterID: c.ID, ClusterName: c.Name, AcceptedFinding: a})
 		}
+		for _, r := range c.Resolved {
+			p.Resolved = append(p.Resolved, resolvedRow{ClusterID: c.ID, ClusterName: c.Name, ResolvedReport: r})
+		}
 		switch {
 		case c.Unreachable() && len(p.Unreachable) < maxStatusRows:
-			p.Unreachable = append(p.Unreachable, c)
+			p.Unreachable = append(p.Unreachable, *c)
 		case !c.Checked && len(p.Skipped) < maxStatusRows:
-			p.Skipped = append(p.Skipped, c)
+			p.Skipped = append(p.Skipped, *c)
 		}
+	}
+	// Newest first across clusters, as each cluster's history already is.
+	slices.SortStableFunc(p.Resolved, func(a, b resolvedRow) int { return b.ResolvedAt.Compare(a.ResolvedAt) })
+	if len(p.Resolved) > maxResolved {
+		p.MoreResolved = len(p.Resolved) - maxResolved
+		p.Resolved = p.Resolved[:maxResolved]
 	}
 }
 
 // NewStatusPage lays out the header of the status page of a report made at now.
 func NewStatusPage(r Report, version, telemetryPath string, now time.Time) *StatusPage {
-	p := &StatusPage{Version: version, TelemetryPath: telemetryPath, Now: now.UTC(), Report: r}
+	p := &StatusPage{Version: version, TelemetryPath: telemetryPath, Now: now.UTC(), Report: r, HistoryPerCluster: collector.MaxResolvedPerCluster}
 	if r.Cycle.Start != nil && r.Cycle.End != nil {
 		p.Duration = r.Cycle.End.Sub(*r.Cycle.Start).Round(time.Millisecond)
 	}
