@@ -14,8 +14,8 @@ type Guide struct {
 	Anchor  string
 }
 
-// guides has one Guide per kind (TestEveryKindHasAGuide); stuck_in_operation is the contract's
-// kind of a cluster stuck in an operation state, which has its alert's runbook.
+// guides has one Guide per kind (TestEveryKindHasAGuide); stuck_in_operation links its alert's
+// runbook.
 var guides = map[collector.Kind]Guide{
 	collector.KindUnmappedVM: {
 		Meaning: "A VM named as a node of the cluster is in no cluster's VM map: CloudStack will not scale, upgrade or delete it with the cluster.",
@@ -52,7 +52,7 @@ var guides = map[collector.Kind]Guide{
 		Action:  "Compare the cluster's version in CloudStack with kubectl get nodes; upgrade the nodes that lag behind, or have CloudStack's record corrected.",
 		Anchor:  "node_version_mismatch",
 	},
-	"stuck_in_operation": {
+	collector.KindStuckInOperation: {
 		Meaning: "The cluster has stayed in one transient state longer than check.stuck_after; it is not checked meanwhile.",
 		Action:  "Find the operation's job and the cluster's events; finish the operation in CloudStack, for example by starting the cluster again.",
 		Anchor:  "cksclusterstuckinoperation",
