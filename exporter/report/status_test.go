@@ -1,0 +1,56 @@
+package report
+
+import (
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
+)
+
+// TestStatusPageTimesCarryTheirAge renders the front page of a snapshot with an accepted finding,
+// a skipped cluster and a resolved finding: every time on it comes with how long ago (or, for an
+// accept rule's until, how long until), and with nothing checked it never says no drift in green.
+func TestStatusPageTimesCarryTheirAge(t *testing.T) {
+	now := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
+	accepted := collector.AcceptedFinding{
+		Finding:    collector.Finding{Kind: collector.KindUnmappedVM, VMID: vmUUID, VMName: "cache01", FirstSeen: now.Add(-3 * time.Hour)},
+		Acceptance: collector.Acceptance{Reason: "a cache", Until: now.Add(2 * time.Hour)},
+	}
+	snap := &collector.Snapshot{Start: now.Add(-time.Minute), End: now.Add(-time.Minute), Success: true, Enabled: true, LastSuccess: now.Add(-time.Minute),
+		Clusters: []collector.ClusterStatus{
+			{Cluster: collector.Cluster{ID: clusterUUID, Name: "busy", State: "Scaling", ClusterType: collector.CloudManaged},
+				StateSince: now.Add(-90 * time.Minute), Accepted: []collector.AcceptedFinding{accepted}},
+		},
+		Resolved: []collector.Resolved{{ClusterID: clusterUUID, ClusterName: "busy", ResolvedAt: now.Add(-10 * time.Minute),
+			Finding: collector.Finding{Kind: collector.KindNodeWithoutVM, VMName: "ghost", FirstSeen: now.Add(-70 * time.Minute)}}},
+	}
+	r := New(snap, Context{Now: now}).Printable()
+	page := NewStatusPage(r, "test", "/metrics", now)
+	page.Fill(r.Clusters)
+	rec := httptest.NewRecorder()
+	if err := Render(rec, 200, "index", page); err != nil {
+		t.Fatal(err)
+	}
+	body := rec.Body.String()
+	for _, want := range []string{
+		"2026-12-02T00:59:00Z (1m0s ago)",            // the cycle
+		`<span class="age">3h 0m ago</span>`,         // the accepted finding, open since
+		"(in 2h 0m)",                                 // until its rule ends
+		`<span class="age">1h 30m</span>`,            // not checked for
+		`<span class="age">10m 0s ago</span>`,        // resolved
+		`<span class="age">1h 0m</span>`,             // was open for
+		"No drift found, but no cluster was checked", // not the green "No drift found."
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Contains(body, `class="ok" id="no-findings"`) {
+		t.Error(`nothing was checked, yet the page says "No drift found" in green`)
+	}
+	if t.Failed() {
+		t.Logf("page:\n%s", body)
+	}
+}
