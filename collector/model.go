@@ -61,6 +61,10 @@ type MappedVM struct {
 	Missing    bool // the row names a VM id that does not exist
 	Etcd       bool // an etcd node, never expected among the Kubernetes nodes
 	External   bool // added with addNodesToKubernetesCluster, arbitrary name
+	// KubernetesVersion is the node's own Kubernetes version in CloudStack (4.21 on: the map
+	// row's kubernetes_node_version), which may differ from the cluster's for a node excluded
+	// from upgrades; empty when the release or source does not say.
+	KubernetesVersion string
 }
 
 // VM is a virtual machine as listVirtualMachines shows it.

@@ -89,19 +89,27 @@ func parseVersion(s string) (version, bool) {
 // compareVersions is the version side of the node check: every node whose kubelet version is
 // known and parses, in a cluster whose Kubernetes version in CloudStack is known and parses,
 // against that version. A node of a VM younger than the grace period is left alone, like every
-// other node-side finding of a VM being created.
+// other node-side finding of a VM being created. So is a node whose VM's own version in
+// CloudStack (4.21 on, MappedVM.KubernetesVersion) is the one its kubelet runs: CloudStack knows
+// that node is on another version, as for a node excluded from the cluster's upgrades
+// (manual_upgrade, KubernetesClusterUpgradeWorker.filterOutManualUpgradeNodesFromClusterUpgrade).
 func compareVersions(c Cluster, named []*VM, nodes Nodes, young func(time.Time) bool) []Finding {
 	want, ok := parseVersion(c.KubernetesVersion)
 	if !ok || len(nodes.Versions) == 0 {
 		return nil
 	}
-	vms := make(map[string]VM, len(c.Mapped)+len(named))
+	type nodeVM struct {
+		id       string
+		created  time.Time
+		recorded string // the VM's own Kubernetes version in CloudStack, if any
+	}
+	vms := make(map[string]nodeVM, len(c.Mapped)+len(named))
 	for _, vm := range named {
-		vms[strings.ToLower(vm.Name)] = *vm
+		vms[strings.ToLower(vm.Name)] = nodeVM{id: vm.ID, created: vm.Created}
 	}
 	for _, m := range c.Mapped { // a mapped VM wins over an unmapped one of the same name
 		if !m.Missing && !m.Removed {
-			vms[strings.ToLower(m.Name)] = VM{ID: m.ID, Name: m.Name, Created: m.Created}
+			vms[strings.ToLower(m.Name)] = nodeVM{id: m.ID, created: m.Created, recorded: m.KubernetesVersion}
 		}
 	}
 	var out []Finding
@@ -112,10 +120,13 @@ func compareVersions(c Cluster, named []*VM, nodes Nodes, young func(time.Time) 
 			continue
 		}
 		vm, matched := vms[NodeName(node)]
-		if matched && young(vm.Created) {
+		if matched && young(vm.created) {
 			continue
 		}
-		out = append(out, Finding{Kind: KindNodeVersionMismatch, VMID: vm.ID, VMName: node,
+		if recorded, ok := parseVersion(vm.recorded); matched && ok && recorded == got {
+			continue
+		}
+		out = append(out, Finding{Kind: KindNodeVersionMismatch, VMID: vm.id, VMName: node,
 			Message: fmt.Sprintf("Kubernetes node %s of cluster %s runs kubelet %s but the cluster's Kubernetes version in CloudStack is %s",
 				node, c.Name, reported, c.KubernetesVersion)})
 	}

@@ -72,6 +72,14 @@ func TestCompareVersions(t *testing.T) {
 			w.cluster.Mapped[1].Created = now.Add(-5 * time.Minute)
 			w.nodes.Versions[worker] = "v1.23.3"
 		}, nil},
+		{"a node CloudStack records on its kubelet's version (4.21: excluded from upgrades)", func(w *world) {
+			w.cluster.Mapped[2].KubernetesVersion = "1.23.3"
+			w.nodes.Versions["test-node-1a1c6ebf01d"] = "v1.23.3"
+		}, nil},
+		{"a node CloudStack records on another version than its kubelet's", func(w *world) {
+			w.cluster.Mapped[2].KubernetesVersion = "1.23.3"
+			w.nodes.Versions["test-node-1a1c6ebf01d"] = "v1.22.0"
+		}, []brief{{"node_version_mismatch", "w2", "test-node-1a1c6ebf01d"}}},
 		{"node side unreadable: no comparison", func(w *world) {
 			w.nodes.Evaluated = false
 			w.nodes.Versions[worker] = "v1.23.3"

@@ -76,10 +76,11 @@ func (p *preflight) done() int {
 	return 1
 }
 
-// preflightAPIs are the APIs the key's role must allow with cfg: the reads always, the
+// preflightAPIs are the APIs the key's role must allow with cfg: the reads always (the first
+// three the check cannot do without; without the fourth, kubelet versions are not compared), the
 // notifier's calls when it sends them.
 func preflightAPIs(cfg *config.Config) []string {
-	apis := []string{"listKubernetesClusters", "listVirtualMachines", "listPortForwardingRules"}
+	apis := []string{"listKubernetesClusters", "listVirtualMachines", "listPortForwardingRules", "listKubernetesSupportedVersions"}
 	if cfg.Check.NodeSource == config.NodeSourceKubernetesAPI && cfg.KubernetesAPI.KubeconfigDir == "" {
 		apis = append(apis, "getKubernetesClusterConfig")
 	}

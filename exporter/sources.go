@@ -70,6 +70,7 @@ func newSources(cfg *config.Config, pins ssh.PinStore, sshMetrics *ssh.Metrics, 
 		PageSize:        cfg.CloudStack.PageSize,
 		IncludeProjects: cfg.Check.IncludeProjects,
 		SSHPort:         cfg.SSH.Port,
+		Logger:          logger,
 	})
 	if err != nil {
 		return sources{}, err

@@ -6,6 +6,7 @@ import "fmt"
 // is the notifier's.
 var inventoryCommands = map[string]bool{
 	"listKubernetesClusters": true, "listVirtualMachines": true, "listPortForwardingRules": true, "listPublicIpAddresses": true,
+	"listKubernetesSupportedVersions": true,
 }
 
 // notifierCalls picks the notifier's calls out of a cycle's calls by command.

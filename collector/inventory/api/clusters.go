@@ -21,6 +21,8 @@ type clusterRow struct {
 	vmIDs  []string
 	legacy bool // the answer had virtualmachineids instead of virtualmachines (4.14)
 
+	versionID string // kubernetesversionid: the cluster's Kubernetes version
+
 	controlID   string // the first control VM; empty when there is none
 	controlNIC  string // its address on the cluster's network
 	controlUser string // its controlNodeLoginUser detail
@@ -38,7 +40,8 @@ func toClusterRow(k *wireCluster) clusterRow {
 	if c.ControlNodes == 0 { // releases before 4.16 call them master nodes
 		c.ControlNodes = int(k.MasterNodes)
 	}
-	row := clusterRow{cluster: c, ipAddress: string(k.IPAddress), ipAddressID: string(k.IPAddressID)}
+	row := clusterRow{cluster: c, ipAddress: string(k.IPAddress), ipAddressID: string(k.IPAddressID),
+		versionID: string(k.KubernetesVersionID)}
 	if k.VMs == nil && k.VMIDs != nil {
 		row.legacy = true
 		for _, id := range *k.VMIDs {
@@ -61,7 +64,8 @@ func toClusterRow(k *wireCluster) clusterRow {
 		}
 		m := collector.MappedVM{ID: string(v.ID), Name: string(v.Name), State: string(v.State),
 			Created: cloudstackapi.ParseDate(string(v.Created)), External: bool(v.External),
-			Etcd: bool(v.Etcd) || collector.IsEtcdName(row.cluster, string(v.Name))}
+			Etcd:              bool(v.Etcd) || collector.IsEtcdName(row.cluster, string(v.Name)),
+			KubernetesVersion: string(v.NodeVersion)}
 		row.cluster.Mapped = append(row.cluster.Mapped, m)
 		entries = append(entries, v)
 		candidates = append(candidates, candidate(m))

@@ -61,6 +61,7 @@ func (s *Source) Inventory(ctx context.Context) (collector.Inventory, error) {
 		}
 		nat = sourceNATByNetwork(ips)
 	}
+	s.addVersions(c, clusters)
 	s.addClusters(&inv, clusters, ssh, nat)
 	return inv, nil
 }

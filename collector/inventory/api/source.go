@@ -4,6 +4,8 @@ package api
 
 import (
 	"fmt"
+	"log/slog"
+	"time"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
 )
@@ -16,12 +18,18 @@ type Options struct {
 	IncludeProjects bool
 	// SSHPort, when not zero, replaces the discovered SSH port of every cluster.
 	SSHPort int
+	// Logger receives the line that the Kubernetes versions could not be listed and the one
+	// that they can again; nil discards them.
+	Logger *slog.Logger
+	// Now is the clock of the versions' cache; nil means time.Now. Tests move it.
+	Now func() time.Time
 }
 
 // Source reads the inventory through the API.
 type Source struct {
-	opts Options
-	api  *cloudstackapi.Client
+	opts     Options
+	api      *cloudstackapi.Client
+	versions versionCache
 }
 
 // New validates the options and prepares the API connection (TLS with an extra CA if given).
@@ -32,6 +40,12 @@ func New(o Options) (*Source, error) {
 	api, err := cloudstackapi.New(o.API)
 	if err != nil {
 		return nil, err
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 	return &Source{opts: o, api: api}, nil
 }

@@ -144,6 +144,9 @@ type wireCluster struct {
 	VMs          *list[wireVM] `json:"virtualmachines"`
 	VMIDs        *list[text]   `json:"virtualmachineids"`
 	EtcdIPs      dict          `json:"etcdips"`
+	// KubernetesVersionID is set from 4.14.0.0 when the cluster's version exists
+	// (createKubernetesClusterResponse looks it up with findById).
+	KubernetesVersionID text `json:"kubernetesversionid"`
 }
 
 // wireVM is the part of UserVmResponse (and 4.21's KubernetesUserVmResponse) the check reads.
@@ -159,6 +162,11 @@ type wireVM struct {
 	Details   dict          `json:"details"`
 	Etcd      flag          `json:"isetcdnode"`
 	External  flag          `json:"isexternalnode"`
+	// NodeVersion is KubernetesUserVmResponse's node version (4.21 on, ApiConstants
+	// .KUBERNETES_NODE_VERSION, the map row's kubernetes_node_version). Its JSON name is
+	// unconfirmed: read as ApiConstants names KUBERNETES_VERSION_ID "kubernetesversionid"; under
+	// another name it reads as empty and every node is compared with the cluster's version.
+	NodeVersion text `json:"kubernetesnodeversion"`
 }
 
 // wireNIC is the part of NicResponse the SSH fallback reads.

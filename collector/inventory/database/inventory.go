@@ -69,7 +69,8 @@ func (s *Source) assemble(r rows) collector.Inventory {
 			ProjectID: k.projectUUID.String, Project: k.projectName.String, NetworkID: k.networkUUID.String,
 			Created:      utc(k.created),
 			ControlNodes: int(k.control), WorkerNodes: int(k.workers), EtcdNodes: int(k.etcd.Int64),
-			MapRowsVisible: true,
+			MapRowsVisible:    true,
+			KubernetesVersion: k.semanticVersion.String,
 		}
 		maps := mapsByCluster[k.id]
 		for _, m := range maps {
@@ -98,6 +99,7 @@ func mapped(c collector.Cluster, m mapRow) collector.MappedVM {
 		ID: m.uuid.String, InternalID: m.vm.Int64, Name: m.name.String, State: m.state.String,
 		Created: utc(m.created), Removed: m.removed.Valid,
 		Etcd: m.etcd || collector.IsEtcdName(c, m.name.String), External: m.external,
+		KubernetesVersion: m.nodeVersion.String,
 	}
 }
 

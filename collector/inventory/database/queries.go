@@ -20,9 +20,15 @@ import (
 //     key on vm_id, so a row may outlive its VM).
 //   - schema-41520to41600.sql (4.16): master_node_count renamed control_node_count;
 //     kubernetes_cluster_vm_map.control_node.
+//   - schema-41310to41400.sql (4.14) also: kubernetes_supported_version (id, semantic_version
+//     varchar(32) NOT NULL, removed) and kubernetes_cluster.kubernetes_version_id; no later script
+//     up to schema-41900to41910.sql renames or drops them (4.19 only makes kubernetes_version_id
+//     NULL-able, schema-41810to41900.sql, for clusters CKS did not deploy).
 //   - schema-41810to41900.sql (4.19): kubernetes_cluster.cluster_type, default CloudManaged.
 //   - schema-42010to42100.sql (4.21): kubernetes_cluster.etcd_node_count,
-//     kubernetes_cluster_vm_map.etcd_node and external_node.
+//     kubernetes_cluster_vm_map.etcd_node, external_node and kubernetes_node_version (each node's
+//     own version, filled with the cluster's by Upgrade42010to42100 and kept by upgrades, which
+//     leave out nodes marked manual_upgrade).
 //   - older than CKS: uuid columns (schema-2214to30.sql, 3.0), projects (3.0),
 //     user_ip_address.removed (schema-430to431.sql).
 type columns struct {
@@ -32,13 +38,20 @@ type columns struct {
 	mapControl   bool
 	mapEtcd      bool
 	mapExternal  bool
+	mapVersion   bool // kubernetes_cluster_vm_map.kubernetes_node_version
+	// versions: kubernetes_cluster.kubernetes_version_id and
+	// kubernetes_supported_version.semantic_version are both readable. information_schema shows
+	// only the columns the account may read, so an account set up before the exporter read
+	// versions (without SELECT on kubernetes_supported_version) keeps working, without them.
+	versions bool
 }
 
 const columnsQuery = `SELECT table_name, column_name FROM information_schema.columns
 WHERE table_schema = DATABASE()
-  AND table_name IN ('kubernetes_cluster', 'kubernetes_cluster_vm_map')
+  AND table_name IN ('kubernetes_cluster', 'kubernetes_cluster_vm_map', 'kubernetes_supported_version')
   AND column_name IN ('control_node_count', 'master_node_count', 'cluster_type', 'etcd_node_count',
-                      'control_node', 'etcd_node', 'external_node')`
+                      'control_node', 'etcd_node', 'external_node', 'kubernetes_version_id', 'semantic_version',
+                      'kubernetes_node_version')`
 
 // errNoCKS is returned when the database has no kubernetes_cluster table CKS could have made.
 var errNoCKS = errors.New("no kubernetes_cluster table with a control or master node count: the DSN must name CloudStack's database (4.14 or later)")
@@ -46,8 +59,10 @@ var errNoCKS = errors.New("no kubernetes_cluster table with a control or master 
 func (c columns) clustersQuery() string {
 	return `SELECT k.id, k.uuid, k.name, k.state, ` + pick(c.clusterType, "k.cluster_type", "NULL") + `,
   k.` + c.controlCount + `, k.node_count, ` + pick(c.etcdCount, "k.etcd_node_count", "NULL") + `, k.created,
-  dc.uuid, dc.name, a.account_name, a.type, d.uuid, d.name, p.uuid, p.name, k.network_id, n.uuid, n.guest_type
-FROM kubernetes_cluster k
+  dc.uuid, dc.name, a.account_name, a.type, d.uuid, d.name, p.uuid, p.name, k.network_id, n.uuid, n.guest_type,
+  ` + pick(c.versions, "kv.semantic_version", "NULL") + `
+FROM kubernetes_cluster k` + pick(c.versions, `
+LEFT JOIN kubernetes_supported_version kv ON kv.id = k.kubernetes_version_id AND kv.removed IS NULL`, "") + `
 LEFT JOIN data_center dc ON dc.id = k.zone_id
 LEFT JOIN account a ON a.id = k.account_id
 LEFT JOIN domain d ON d.id = k.domain_id
@@ -61,7 +76,8 @@ ORDER BY k.id`
 // the VM does not exist.
 func (c columns) mapQuery() string {
 	return `SELECT m.id, m.cluster_id, m.vm_id, ` + pick(c.mapControl, "m.control_node", "0") + `, ` +
-		pick(c.mapEtcd, "m.etcd_node", "0") + `, ` + pick(c.mapExternal, "m.external_node", "0") + `,
+		pick(c.mapEtcd, "m.etcd_node", "0") + `, ` + pick(c.mapExternal, "m.external_node", "0") + `, ` +
+		pick(c.mapVersion, "m.kubernetes_node_version", "NULL") + `,
   v.id, v.uuid, v.name, v.state, v.created, v.removed
 FROM kubernetes_cluster_vm_map m
 JOIN kubernetes_cluster k ON k.id = m.cluster_id
@@ -140,11 +156,13 @@ type clusterRow struct {
 	projectUUID, projectName       sql.NullString
 	networkID                      sql.NullInt64
 	networkUUID, guestType         sql.NullString
+	semanticVersion                sql.NullString // of the cluster's version; NULL: unknown
 }
 
 type mapRow struct {
 	id, clusterID, vmID     int64
 	control, etcd, external bool
+	nodeVersion             sql.NullString
 	vm                      sql.NullInt64 // vm_instance.id; NULL when the VM does not exist
 	uuid, name, state       sql.NullString
 	created, removed        sql.NullTime
@@ -227,6 +245,9 @@ func (r reader) read(ctx context.Context) (out rows, step string, err error) {
 		mapControl:  present[[2]string{"kubernetes_cluster_vm_map", "control_node"}],
 		mapEtcd:     present[[2]string{"kubernetes_cluster_vm_map", "etcd_node"}],
 		mapExternal: present[[2]string{"kubernetes_cluster_vm_map", "external_node"}],
+		mapVersion:  present[[2]string{"kubernetes_cluster_vm_map", "kubernetes_node_version"}],
+		versions: present[[2]string{"kubernetes_cluster", "kubernetes_version_id"}] &&
+			present[[2]string{"kubernetes_supported_version", "semantic_version"}],
 	}
 	switch {
 	case present[[2]string{"kubernetes_cluster", "control_node_count"}]:
@@ -242,7 +263,7 @@ func (r reader) read(ctx context.Context) (out rows, step string, err error) {
 		var k clusterRow
 		err := res.Scan(&k.id, &k.uuid, &k.name, &k.state, &k.clusterType, &k.control, &k.workers, &k.etcd, &k.created,
 			&k.zoneUUID, &k.zoneName, &k.accountName, &k.accountType, &k.domainUUID, &k.domainName,
-			&k.projectUUID, &k.projectName, &k.networkID, &k.networkUUID, &k.guestType)
+			&k.projectUUID, &k.projectName, &k.networkID, &k.networkUUID, &k.guestType, &k.semanticVersion)
 		out.clusters = append(out.clusters, k)
 		return err
 	}); err != nil {
@@ -250,7 +271,7 @@ func (r reader) read(ctx context.Context) (out rows, step string, err error) {
 	}
 	if err := r.query(ctx, c.mapQuery(), func(res *sql.Rows) error {
 		var m mapRow
-		err := res.Scan(&m.id, &m.clusterID, &m.vmID, &m.control, &m.etcd, &m.external,
+		err := res.Scan(&m.id, &m.clusterID, &m.vmID, &m.control, &m.etcd, &m.external, &m.nodeVersion,
 			&m.vm, &m.uuid, &m.name, &m.state, &m.created, &m.removed)
 		out.maps = append(out.maps, m)
 		return err

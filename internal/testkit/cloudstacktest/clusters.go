@@ -27,6 +27,9 @@ type clusterJSON struct {
 	Created      string   `json:"created,omitempty"`
 	VMs          []vmJSON `json:"virtualmachines"` // [] when empty, absent only in 4.14
 	VMIDs        []string `json:"virtualmachineids,omitempty"`
+
+	KubernetesVersionID   string `json:"kubernetesversionid,omitempty"`
+	KubernetesVersionName string `json:"kubernetesversionname,omitempty"`
 }
 
 // MarshalJSON leaves virtualmachines out where the release sends virtualmachineids (4.14).
@@ -55,6 +58,7 @@ func (w *World) clusterVMs(c *Cluster) []vmJSON {
 		j := newVMJSON(vm)
 		etcd, external := vm.EtcdNode, vm.ExternalNode
 		j.IsEtcdNode, j.IsExternalNode = &etcd, &external
+		j.KubernetesNodeVersion = vm.KubernetesNodeVersion
 		out = append(out, j)
 	}
 	return out
@@ -74,6 +78,9 @@ func (w *World) newClusterJSON(c *Cluster) clusterJSON {
 		NetworkID: c.NetworkID, IPAddress: c.IPAddress, IPAddressID: c.IPAddressID,
 		Endpoint: endpoint, KeyPair: c.KeyPair, Created: formatDate(c.Created),
 		VMs: w.clusterVMs(c),
+	}
+	if v := w.kubernetesVersion(c.KubernetesVersionID); v != nil {
+		j.KubernetesVersionID, j.KubernetesVersionName = v.ID, v.Name
 	}
 	w.shapeCluster(&j, c)
 	return j

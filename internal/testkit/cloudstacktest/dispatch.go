@@ -29,17 +29,19 @@ type command struct {
 // implementation. Which ones are async follows cloudstack-go v2.19.0: the ones whose SDK method
 // waits on GetAsyncJobResult.
 var commands = map[string]command{
-	"listVirtualMachines":     {run: (*Server).listVirtualMachines},
-	"listKubernetesClusters":  {run: (*Server).listKubernetesClusters},
-	"listPortForwardingRules": {run: (*Server).listPortForwardingRules},
-	"listPublicIpAddresses":   {run: (*Server).listPublicIpAddresses},
-	"generateAlert":           {async: true, check: (*Server).checkGenerateAlert, run: (*Server).generateAlert},
-	"archiveAlerts":           {run: (*Server).archiveAlerts},
-	"listAlerts":              {run: (*Server).listAlerts},
-	"addAnnotation":           {run: (*Server).addAnnotation},
-	"listAnnotations":         {run: (*Server).listAnnotations},
-	"removeAnnotation":        {run: (*Server).removeAnnotation},
-	"queryAsyncJobResult":     {run: (*Server).queryAsyncJobResult},
+	"listVirtualMachines":    {run: (*Server).listVirtualMachines},
+	"listKubernetesClusters": {run: (*Server).listKubernetesClusters},
+
+	"listKubernetesSupportedVersions": {run: (*Server).listKubernetesSupportedVersions},
+	"listPortForwardingRules":         {run: (*Server).listPortForwardingRules},
+	"listPublicIpAddresses":           {run: (*Server).listPublicIpAddresses},
+	"generateAlert":                   {async: true, check: (*Server).checkGenerateAlert, run: (*Server).generateAlert},
+	"archiveAlerts":                   {run: (*Server).archiveAlerts},
+	"listAlerts":                      {run: (*Server).listAlerts},
+	"addAnnotation":                   {run: (*Server).addAnnotation},
+	"listAnnotations":                 {run: (*Server).listAnnotations},
+	"removeAnnotation":                {run: (*Server).removeAnnotation},
+	"queryAsyncJobResult":             {run: (*Server).queryAsyncJobResult},
 
 	"getKubernetesClusterConfig": {run: (*Server).getKubernetesClusterConfig},
 }

@@ -40,8 +40,9 @@ func (w *World) since(v int) bool { return minor(w.Release) >= v }
 //   - 4.15.0.0: virtualmachines (UserVmResponse with nics) and ipaddress/ipaddressid replace
 //     virtualmachineids;
 //   - 4.16.0.0: controlnodes beside the deprecated masternodes;
-//   - 4.19: clustertype; 4.21: etcdnodes and, per VM (KubernetesUserVmResponse), isetcdnode and
-//     isexternalnode;
+//   - 4.19: clustertype; 4.21: etcdnodes and, per VM (KubernetesUserVmResponse), isetcdnode,
+//     isexternalnode and the node's Kubernetes version;
+//   - kubernetesversionid from 4.14.0.0, where the cluster's version row exists;
 //   - up to the 4.20 line listKubernetesClusters answers count = the page's length (setResponses
 //     without a total, e.g. at 4.14.0.0 and 4.17.0.0).
 func (w *World) shapeCluster(j *clusterJSON, c *Cluster) {
@@ -49,6 +50,7 @@ func (w *World) shapeCluster(j *clusterJSON, c *Cluster) {
 		j.EtcdNodes = nil
 		for i := range j.VMs {
 			j.VMs[i].IsEtcdNode, j.VMs[i].IsExternalNode = nil, nil
+			j.VMs[i].KubernetesNodeVersion = ""
 		}
 	}
 	if !w.since(19) {

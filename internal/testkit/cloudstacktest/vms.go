@@ -29,6 +29,9 @@ type vmJSON struct {
 	// cluster's virtualmachines.
 	IsEtcdNode     *bool `json:"isetcdnode,omitempty"`
 	IsExternalNode *bool `json:"isexternalnode,omitempty"`
+	// KubernetesNodeVersion is KubernetesUserVmResponse's node version (4.21 on: the map row's
+	// kubernetes_node_version), under the name the exporter reads (see its wireVM).
+	KubernetesNodeVersion string `json:"kubernetesnodeversion,omitempty"`
 }
 
 type nicJSON struct {

@@ -21,6 +21,9 @@ type World struct {
 
 	PublicIPs []*PublicIP
 
+	// KubernetesVersions are the kubernetes_supported_version rows (kubeversions.go).
+	KubernetesVersions []*KubernetesVersion
+
 	// Release is the release line whose answers the server gives (Release414 ...); empty
 	// answers as the newest.
 	Release string
@@ -67,6 +70,9 @@ type Cluster struct {
 	EtcdNodes    int64
 	Created      time.Time
 	VMMap        []int64 // vm_instance ids; may name ids that do not exist
+	// KubernetesVersionID is the uuid of the cluster's kubernetes_supported_version row; empty
+	// or naming no row, the answer has no kubernetesversionid.
+	KubernetesVersionID string
 }
 
 // VM is a vm_instance row. Removed models the removed column: CloudStack sets it when it expunges
@@ -96,6 +102,8 @@ type VM struct {
 	// EtcdNode and ExternalNode are the etcd_node and external_node flags of the VM's
 	// kubernetes_cluster_vm_map row (4.21 on).
 	EtcdNode, ExternalNode bool
+	// KubernetesNodeVersion is the row's kubernetes_node_version (4.21 on).
+	KubernetesNodeVersion string
 }
 
 // ExtraDHCPOption is a nic_extra_dhcp_options row.

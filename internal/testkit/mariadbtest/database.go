@@ -59,7 +59,7 @@ func (v Version) downgrade() []string {
 	if v < V4_21 {
 		stmts = append(stmts,
 			"ALTER TABLE `kubernetes_cluster` DROP COLUMN `etcd_node_count`",
-			"ALTER TABLE `kubernetes_cluster_vm_map` DROP COLUMN `etcd_node`, DROP COLUMN `external_node`")
+			"ALTER TABLE `kubernetes_cluster_vm_map` DROP COLUMN `etcd_node`, DROP COLUMN `external_node`, DROP COLUMN `kubernetes_node_version`")
 	}
 	if v < V4_19 {
 		stmts = append(stmts, "ALTER TABLE `kubernetes_cluster` DROP COLUMN `cluster_type`")

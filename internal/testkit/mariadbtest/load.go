@@ -97,7 +97,11 @@ func (w *World) tables(v Version) []table {
 	if v < V4_16 {
 		controlCount = "master_node_count"
 	}
-	clusters := table{name: "kubernetes_cluster", cols: []string{"id", "uuid", "name", "zone_id", "network_id", controlCount, "node_count", "account_id", "domain_id", "state", "created", "removed"}}
+	versions := table{name: "kubernetes_supported_version", cols: []string{"id", "uuid", "name", "semantic_version", "state", "created", "removed"}}
+	for _, kv := range w.KubernetesVersions {
+		versions.rows = append(versions.rows, []any{kv.ID, kv.UUID, kv.Name, kv.SemanticVersion, "Enabled", kv.Created, removedAt(kv.Removed, kv.Created)})
+	}
+	clusters := table{name: "kubernetes_cluster", cols: []string{"id", "uuid", "name", "zone_id", "network_id", controlCount, "node_count", "account_id", "domain_id", "state", "created", "removed", "kubernetes_version_id"}}
 	if v >= V4_19 {
 		clusters.cols = append(clusters.cols, "cluster_type")
 	}
@@ -105,7 +109,7 @@ func (w *World) tables(v Version) []table {
 		clusters.cols = append(clusters.cols, "etcd_node_count")
 	}
 	for _, c := range w.Clusters {
-		row := []any{c.ID, c.UUID, c.Name, c.Zone.ID, nullID(c.Network), c.ControlNodes, c.Nodes, c.Account.ID, c.Domain.ID, c.State, c.Created, removedAt(c.Removed, c.Created)}
+		row := []any{c.ID, c.UUID, c.Name, c.Zone.ID, nullID(c.Network), c.ControlNodes, c.Nodes, c.Account.ID, c.Domain.ID, c.State, c.Created, removedAt(c.Removed, c.Created), versionID(c.Version)}
 		if v >= V4_19 {
 			row = append(row, c.Type)
 		}
@@ -119,7 +123,7 @@ func (w *World) tables(v Version) []table {
 		maps.cols = append(maps.cols, "control_node")
 	}
 	if v >= V4_21 {
-		maps.cols = append(maps.cols, "etcd_node", "external_node")
+		maps.cols = append(maps.cols, "etcd_node", "external_node", "kubernetes_node_version")
 	}
 	for _, r := range w.Maps {
 		row := []any{r.ID, r.ClusterID, r.VMID}
@@ -127,7 +131,7 @@ func (w *World) tables(v Version) []table {
 			row = append(row, r.Control)
 		}
 		if v >= V4_21 {
-			row = append(row, r.Etcd, r.External)
+			row = append(row, r.Etcd, r.External, nullString(r.NodeVersion))
 		}
 		maps.rows = append(maps.rows, row)
 	}
@@ -146,7 +150,7 @@ func (w *World) tables(v Version) []table {
 	for _, n := range w.Nics {
 		nics.rows = append(nics.rows, []any{n.ID, n.VM.ID, n.Address, n.Network.ID, n.Default, removedAt(n.Removed, time.Unix(0, 0).UTC())})
 	}
-	return []table{domains, accounts, projects, zones, networks, vms, userVMs, details, clusters, maps, ips, firewall, forwarding, nics}
+	return []table{domains, accounts, projects, zones, networks, vms, userVMs, details, versions, clusters, maps, ips, firewall, forwarding, nics}
 }
 
 // insert writes a table's rows with multi-row INSERTs of at most 500 rows.

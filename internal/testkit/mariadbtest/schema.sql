@@ -84,14 +84,29 @@ CREATE TABLE `user_vm_details` (
   PRIMARY KEY (`id`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8;
 
+-- schema-41310to41400.sql (4.14), unchanged since: the columns the version check reads.
+CREATE TABLE `kubernetes_supported_version` (
+  `id` bigint unsigned NOT NULL auto_increment,
+  `uuid` varchar(40) DEFAULT NULL,
+  `name` varchar(255) NOT NULL COMMENT 'the name of this Kubernetes version',
+  `semantic_version` varchar(32) NOT NULL COMMENT 'the semantic version for this Kubernetes version',
+  `zone_id` bigint unsigned DEFAULT NULL COMMENT 'the ID of the zone for which this Kubernetes version is made available',
+  `state` char(32) DEFAULT NULL COMMENT 'the enabled or disabled state for this Kubernetes version',
+  `created` datetime NOT NULL COMMENT 'date created',
+  `removed` datetime COMMENT 'date removed or null, if still present',
+  PRIMARY KEY (`id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8;
+
 -- schema-41310to41400.sql (4.14); control_node_count renamed from master_node_count in
--- schema-41520to41600.sql (4.16); cluster_type in schema-41810to41900.sql (4.19); etcd_node_count
+-- schema-41520to41600.sql (4.16); cluster_type in schema-41810to41900.sql (4.19), which also makes
+-- kubernetes_version_id NULL-able (NOT NULL before; the loader writes a NULL only where a test asks); etcd_node_count
 -- in schema-42010to42100.sql (4.21).
 CREATE TABLE `kubernetes_cluster` (
   `id` bigint unsigned NOT NULL auto_increment,
   `uuid` varchar(40) DEFAULT NULL,
   `name` varchar(255) NOT NULL,
   `zone_id` bigint unsigned NOT NULL COMMENT 'the ID of the zone in which this Kubernetes cluster is deployed',
+  `kubernetes_version_id` bigint unsigned NULL COMMENT 'the ID of the Kubernetes version of this Kubernetes cluster',
   `network_id` bigint unsigned COMMENT 'the ID of the network used by this Kubernetes cluster',
   `control_node_count` bigint NOT NULL default '0' COMMENT 'the number of the control nodes deployed for this Kubernetes cluster',
   `node_count` bigint NOT NULL default '0' COMMENT 'the number of the worker nodes deployed for this Kubernetes cluster',
@@ -105,8 +120,8 @@ CREATE TABLE `kubernetes_cluster` (
   PRIMARY KEY (`id`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8;
 
--- schema-41310to41400.sql (4.14); control_node in schema-41520to41600.sql (4.16); etcd_node and
--- external_node in schema-42010to42100.sql (4.21).
+-- schema-41310to41400.sql (4.14); control_node in schema-41520to41600.sql (4.16); etcd_node,
+-- external_node and kubernetes_node_version in schema-42010to42100.sql (4.21).
 CREATE TABLE `kubernetes_cluster_vm_map` (
   `id` bigint unsigned NOT NULL auto_increment,
   `cluster_id` bigint unsigned NOT NULL COMMENT 'the ID of the Kubernetes cluster',
@@ -114,6 +129,7 @@ CREATE TABLE `kubernetes_cluster_vm_map` (
   `control_node` tinyint(1) unsigned NOT NULL DEFAULT 0,
   `etcd_node` tinyint(1) unsigned NOT NULL DEFAULT 0 COMMENT 'indicates if the VM is an etcd node',
   `external_node` tinyint(1) unsigned NOT NULL DEFAULT 0 COMMENT 'indicates if the node was imported into the Kubernetes cluster',
+  `kubernetes_node_version` varchar(40) COMMENT 'version of k8s the cluster node is on',
   PRIMARY KEY (`id`),
   CONSTRAINT `fk_kubernetes_cluster_vm_map__cluster_id` FOREIGN KEY `fk_kubernetes_cluster_vm_map__cluster_id`(`cluster_id`) REFERENCES `kubernetes_cluster`(`id`) ON DELETE CASCADE
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8;

@@ -23,6 +23,8 @@ type World struct {
 	IPs      []*PublicIP
 	Rules    []*PortForwardingRule
 	Nics     []*Nic
+	// KubernetesVersions are the kubernetes_supported_version rows (versions.go).
+	KubernetesVersions []*KubernetesVersion
 
 	Root *Domain // ROOT, the domain of every account the builders create
 	Zone *Zone   // zone1, the zone of every cluster the builders create
@@ -86,6 +88,9 @@ type Cluster struct {
 	EtcdNodes    int64 // written from 4.21 on
 	Created      time.Time
 	Removed      bool
+	// Version is the cluster's Kubernetes version; nil: kubernetes_version_id NULL, as for a
+	// cluster CKS did not deploy (4.19 on).
+	Version *KubernetesVersion
 }
 
 // VM is a vm_instance row and, unless System, its user_vm row. Removed is the expunge: removed set.
@@ -114,6 +119,9 @@ type MapRow struct {
 	Control   bool
 	Etcd      bool
 	External  bool
+	// NodeVersion is kubernetes_node_version (4.21 on): the node's own Kubernetes version in
+	// CloudStack; empty writes NULL.
+	NodeVersion string
 }
 
 // PublicIP is a user_ip_address row associated with a network.

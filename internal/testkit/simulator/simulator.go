@@ -25,8 +25,9 @@ type Simulator struct {
 	clientKey  ssh.Signer
 	keyPEM     []byte
 
-	mu    sync.Mutex
-	nodes map[string]*sshtest.Server // by cluster uuid
+	mu       sync.Mutex
+	nodes    map[string]*sshtest.Server   // by cluster uuid
+	kubelets map[string]map[string]string // kubelet version by node name, by cluster uuid
 }
 
 // Options configure a simulator.
@@ -41,7 +42,8 @@ func New(o Options) (*Simulator, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Simulator{clientKey: signer, keyPEM: pem, nodes: make(map[string]*sshtest.Server)}
+	s := &Simulator{clientKey: signer, keyPEM: pem, nodes: make(map[string]*sshtest.Server),
+		kubelets: make(map[string]map[string]string)}
 	if o.Listener != nil {
 		s.CloudStack = cloudstacktest.NewServerOn(o.Listener)
 	} else {
@@ -94,6 +96,9 @@ type ClusterSpec struct {
 	VPCTier bool
 	// ExtraDHCP gives the first worker's NIC an extra DHCP option.
 	ExtraDHCP bool
+	// KubernetesVersion is the semantic version of the cluster's Kubernetes version in
+	// CloudStack, and "v" + it the kubelet version of every node; default DefaultKubernetesVersion.
+	KubernetesVersion string
 }
 
 // Cluster is what AddCluster created.
@@ -166,6 +171,7 @@ func (s *Simulator) AddCluster(spec ClusterSpec) (Cluster, error) {
 			c.IPAddress, c.IPAddressID = "127.0.0.2", "ip-vpc-"+prefix
 			ruleIPID = "ip-tier-" + prefix
 		}
+		c.KubernetesVersionID = w.KubernetesVersionOf(spec.KubernetesVersion).ID
 		stored := w.AddCluster(c)
 		w.AddPortForwardingRule(cloudstacktest.PortForwardingRule{IPAddressID: ruleIPID, IPAddress: ruleIP,
 			PublicPort: node.Port(), PrivatePort: 22, VirtualMachineID: vms[0].ID, NetworkID: stored.NetworkID,
@@ -182,7 +188,10 @@ func (s *Simulator) AddCluster(spec ClusterSpec) (Cluster, error) {
 		}
 	}
 	node.SetNodes(kubeNodes...)
+	kubelets := sameVersion(kubeNodes, "v"+spec.KubernetesVersion)
+	node.SetVersions(kubelets)
 	s.mu.Lock()
+	s.kubelets[out.ID] = kubelets
 	s.nodes[out.ID] = node
 	s.mu.Unlock()
 	return out, nil
@@ -203,6 +212,9 @@ func withDefaults(spec ClusterSpec) ClusterSpec {
 	}
 	if spec.Zone == "" {
 		spec.Zone = "zone1"
+	}
+	if spec.KubernetesVersion == "" {
+		spec.KubernetesVersion = DefaultKubernetesVersion
 	}
 	if spec.Created.IsZero() {
 		spec.Created = time.Now().Add(-40 * time.Minute).Truncate(time.Second)
