@@ -29,7 +29,7 @@ type Resolved struct {
 // state of a forgotten cluster is; it bounds the result by MaxResolvedPerCluster and
 // MaxResolved. A side counts as compared only when the cluster was checked (and, for the node
 // side, its nodes were listed): findings kept unchanged by a skipped or unreachable cluster have
-// not cleared. An accepted finding is still present: one that an accept rule takes (or gives
+// not cleared; the operation side (stuck_in_operation) is evaluated in every cycle. An accepted finding is still present: one that an accept rule takes (or gives
 // back) has not cleared, one that is gone while accepted has. The input is not changed.
 func RecordResolved(history []Resolved, prev, next []ClusterStatus, now time.Time) []Resolved {
 	before := make(map[string]ClusterStatus, len(prev))
@@ -41,7 +41,12 @@ func RecordResolved(history []Resolved, prev, next []ClusterStatus, now time.Tim
 	for _, s := range next {
 		present[s.Cluster.ID] = true
 		p, seen := before[s.Cluster.ID]
-		if !seen || !s.Checked {
+		if !seen {
+			continue
+		}
+		// The operation side is evaluated every cycle, checked or not (MarkStates).
+		fresh = appendCleared(fresh, s.Cluster, p.present(SideOperation), s.present(SideOperation), now)
+		if !s.Checked {
 			continue
 		}
 		fresh = appendCleared(fresh, s.Cluster, p.present(SideVM), s.present(SideVM), now)
@@ -80,9 +85,14 @@ func appendCleared(out []Resolved, c Cluster, was, is []Finding, now time.Time) 
 
 // present returns the findings of one side that are there, accepted ones included.
 func (s ClusterStatus) present(side Side) []Finding {
-	out := s.VM
-	if side == SideNode {
+	var out []Finding
+	switch side {
+	case SideVM:
+		out = s.VM
+	case SideNode:
 		out = s.Node
+	case SideOperation:
+		out = s.Operation
 	}
 	for _, a := range s.Accepted {
 		if a.Kind.Side() == side {

@@ -65,6 +65,23 @@ func TestRecordResolvedAccepted(t *testing.T) {
 	}
 }
 
+// TestRecordResolvedStuck: a cluster that is no longer stuck has its stuck_in_operation finding
+// resolved, also when its next state is one that is not checked either.
+func TestRecordResolvedStuck(t *testing.T) {
+	c := Cluster{ID: "c1", Name: "prod", State: "Scaling"}
+	stuck := Finding{Kind: KindStuckInOperation, Message: "stuck", FirstSeen: old}
+	prev := []ClusterStatus{{Cluster: c, Operation: []Finding{stuck}}}
+	c.State = "Stopped"
+	got := RecordResolved(nil, prev, []ClusterStatus{{Cluster: c}}, now)
+	want := []Resolved{{ClusterID: "c1", ClusterName: "prod", Finding: stuck, ResolvedAt: now}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("history (-want +got):\n%s", diff)
+	}
+	if got := RecordResolved(nil, prev, prev, now); len(got) != 0 {
+		t.Errorf("still stuck: recorded as resolved %v", got)
+	}
+}
+
 func TestRecordResolvedForgetsGoneClusters(t *testing.T) {
 	history := []Resolved{{ClusterID: "gone"}, {ClusterID: "kept"}}
 	got := RecordResolved(history, nil, []ClusterStatus{{Cluster: Cluster{ID: "kept"}}}, now)

@@ -114,7 +114,7 @@ func New(s *collector.Snapshot, x Context) Report {
 			Checked: cs.Checked, NodesReachable: cs.NodesReachable, NodesError: cs.NodesError,
 			NodesDetail:   cs.NodesDetail,
 			CloudStackURL: clusterUIURL(x.UIURL, c.ID),
-			Findings:      make([]FindingReport, 0, len(cs.VM)+len(cs.Node)),
+			Findings:      make([]FindingReport, 0, len(cs.VM)+len(cs.Node)+len(cs.Operation)),
 			Accepted:      cs.Accepted,
 			Resolved:      resolved[c.ID],
 		}
@@ -125,7 +125,7 @@ func New(s *collector.Snapshot, x Context) Report {
 		for _, side := range []struct {
 			side collector.Side
 			list []collector.Finding
-		}{{collector.SideVM, cs.VM}, {collector.SideNode, cs.Node}} {
+		}{{collector.SideVM, cs.VM}, {collector.SideNode, cs.Node}, {collector.SideOperation, cs.Operation}} {
 			for _, f := range side.list {
 				fr := FindingReport{Finding: f, AgeSeconds: age(f.FirstSeen, x.Now), RunbookURL: RunbookURL(f.Kind), CloudStackURL: vmUIURL(x.UIURL, f)}
 				if a, ok := x.Announcements.Announcement(c.ID, side.side, f.Key()); ok {

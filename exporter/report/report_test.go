@@ -30,7 +30,8 @@ func TestNewAddsWhatTheOperatorAsks(t *testing.T) {
 		Clusters: []collector.ClusterStatus{
 			{Cluster: collector.Cluster{ID: clusterUUID, Name: "prod", State: "Running"}, Checked: true, NodesReachable: true,
 				VM: []collector.Finding{unmapped, expunged, missing}},
-			{Cluster: collector.Cluster{ID: "c2", Name: "busy", State: "Scaling"}, StateSince: now.Add(-2 * time.Hour)},
+			{Cluster: collector.Cluster{ID: "c2", Name: "busy", State: "Scaling"}, StateSince: now.Add(-2 * time.Hour),
+				Operation: []collector.Finding{{Kind: collector.KindStuckInOperation, Message: "stuck", FirstSeen: now.Add(-time.Hour)}}},
 			{Cluster: collector.Cluster{ID: "c3", Name: "ext", State: "Running", ClusterType: "ExternalManaged"}, StateSince: now.Add(-time.Hour)},
 		},
 		Resolved: []collector.Resolved{
@@ -63,6 +64,9 @@ func TestNewAddsWhatTheOperatorAsks(t *testing.T) {
 	}
 	if busy.SkipReason != "Scaling" || busy.SkippedSeconds == nil || *busy.SkippedSeconds != 7200 {
 		t.Errorf("skipped cluster: reason %q for %v s", busy.SkipReason, busy.SkippedSeconds)
+	}
+	if len(busy.Findings) != 1 || busy.Findings[0].Kind != collector.KindStuckInOperation || busy.Findings[0].RunbookURL != rules.RunbookBaseURL+"#cksclusterstuckinoperation" {
+		t.Errorf("the stuck cluster's findings: %+v", busy.Findings)
 	}
 	if ext.SkipReason != "ExternalManaged" {
 		t.Errorf("ExternalManaged cluster: skip reason %q", ext.SkipReason)
