@@ -119,9 +119,10 @@ type SSH struct {
 // Kubernetes version in CloudStack. kubectl's own --request-timeout is short enough that a hung
 // API server makes kubectl exit with its message before the default ssh.timeout of 10 s cuts the
 // session: without a discovery cache (a new node, or one older than its TTL) real kubectl waits
-// six times --request-timeout before it gives up (6 s at 1s, 12 s at 2s, 30 s at 5s; with a cache
-// twice; docs/node-sources.md has the measurement). A request of a real list takes a fraction of a
-// second; one that needs more is an overloaded API server, which kubectl then names.
+// five (v1.37) or six (v1.32) times --request-timeout before it gives up, 5-6 s at 1s, 11-12 s
+// at 2s and 25-30 s at 5s; with a fresh cache once or twice (docs/node-sources.md has the
+// measurement). A request of a real list takes a fraction of a second; one that needs more is an
+// overloaded API server, which kubectl then names.
 const DefaultKubectlCommand = "sudo /opt/bin/kubectl get nodes --no-headers -o custom-columns=NAME:.metadata.name,VERSION:.status.nodeInfo.kubeletVersion --request-timeout=1s"
 
 // HostKeyPolicy says how far a control node's SSH host key is trusted.

@@ -19,7 +19,7 @@ func TestKubectlDetail(t *testing.T) {
 	e.nextCycles(1)
 	mark := e.logs.mark()
 	e.sim.Node(cs[0].ID).SetMode(sshtest.FailCommand)
-	const want = "exit status 1: The connection to the server localhost:8080 was refused - did you specify the right host or port?"
+	const want = "exit status 1: The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?"
 	e.waitFor("kubectl_detail", func() bool {
 		r, _ := e.findingsReport()
 		return len(r.Clusters) == 1 && r.Clusters[0].NodesDetail == want

@@ -17,7 +17,7 @@ func TestDetail(t *testing.T) {
 		f := newFixture(t)
 		f.srv.SetMode(sshtest.FailCommand)
 		_, err := f.nodes(t, f.lister(t, nil))
-		want := "exit status 1: The connection to the server localhost:8080 was refused - did you specify the right host or port?"
+		want := "exit status 1: The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?"
 		if got := Detail(err); got != want {
 			t.Errorf("Detail() = %q, want %q", got, want)
 		}

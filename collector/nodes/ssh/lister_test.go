@@ -43,7 +43,7 @@ func TestNodesFailures(t *testing.T) {
 		{mode: sshtest.Refuse, reasons: []string{"dial", "handshake"}},
 		{mode: sshtest.HangHandshake, timeout: 300 * time.Millisecond, reasons: []string{"timeout"}},
 		{mode: sshtest.FailCommand, reasons: []string{"exit_status"}, commands: 1,
-			text: "status 1: The connection to the server localhost:8080 was refused"},
+			text: "status 1: The connection to the server 127.0.0.1:6443 was refused"},
 		{mode: sshtest.Garbage, reasons: []string{"bad_output"}, commands: 1},
 		{mode: sshtest.Huge, reasons: []string{"output_too_large"}, commands: 1},
 		{mode: sshtest.HangCommand, timeout: 300 * time.Millisecond, reasons: []string{"timeout"}, commands: 1},

@@ -15,9 +15,10 @@ import (
 )
 
 // failMessage is what kubectl prints when the API server on the control node is down, recorded
-// from real kubectl v1.32 without a discovery cache: five klog lines, then its message.
+// from the real kubectl of make kube-tools without a discovery cache (TestRealKubectlTexts keeps
+// it so): five klog lines, then its message.
 //
-//go:embed testdata/kubectl-v1.32-refused.stderr
+//go:embed testdata/kubectl-refused.stderr
 var failMessage string
 
 // garbage is output a broken or unexpected kubectl could print: a table instead of names.
