@@ -3,6 +3,9 @@ package database
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/mariadbtest"
@@ -64,4 +67,19 @@ func sessionID(t *testing.T, s *Source) (id int64) {
 		t.Fatal(err)
 	}
 	return id
+}
+
+// TestDocsStateTheStatementCount: the documents that state how many statements a cycle reads say
+// the number TestStatementsDoNotGrowWithClusters measures, so that the figure has one home.
+func TestDocsStateTheStatementCount(t *testing.T) {
+	want := fmt.Sprintf("%d SELECT statements per cycle", statementsPerCycle)
+	for _, doc := range []string{"inventory-sources.md", "operations.md"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if text := strings.Join(strings.Fields(string(data)), " "); !strings.Contains(text, want) {
+			t.Errorf("docs/%s does not say %q", doc, want)
+		}
+	}
 }
