@@ -52,8 +52,14 @@ func MarkStates(statuses, prev []ClusterStatus, memory StateMemory, now time.Tim
 			}
 		}
 		operation := OperationState(c.State)
-		if t := c.OperationStarted; operation && !t.IsZero() && t.Before(since) {
-			since = t
+		// CloudStack's record is the latest event of its kind; one from before the cluster
+		// entered the state the exporter saw it in before is an earlier operation's.
+		recorded := c.OperationStarted
+		if seen && p.Cluster.State != c.State && recorded.Before(p.StateSince) {
+			recorded = time.Time{}
+		}
+		if operation && !recorded.IsZero() && recorded.Before(since) {
+			since = recorded
 		}
 		s.StateSince = since
 		s.Operation = nil
@@ -76,4 +82,44 @@ func MarkStates(statuses, prev []ClusterStatus, memory StateMemory, now time.Tim
 func StuckMessage(cluster, state string, since time.Time, stuckAfter time.Duration) string {
 	return fmt.Sprintf("Kubernetes cluster %s has been in state %s since %s, longer than %s",
 		cluster, state, since.UTC().Format(time.RFC3339), model.Duration(stuckAfter))
+}
+
+// OperationEvent is an event CloudStack records when an operation that puts a cluster in a state
+// is asked for: the Scheduled event of the command (ApiServer.queueCommand calls
+// ActionEventUtils.onScheduledActionEvent with the command's getEventType and
+// getEventDescription, 4.14.0.0 onward; KubernetesClusterEventTypes.java names the types).
+type OperationEvent struct {
+	Type string
+	// Names says how the event names its cluster: NamedByUUID, NamedByInternalID or
+	// NamedAsResource.
+	Names EventNaming
+}
+
+// EventNaming is how an event names the cluster it is about.
+type EventNaming int
+
+const (
+	// NamedByUUID: the description ends in the cluster's uuid ("Scaling Kubernetes cluster ID:
+	// <uuid>"; the Start, Stop, Scale, Upgrade and Delete commands' getEventDescription, 4.14.0.0
+	// to 4.22).
+	NamedByUUID EventNaming = iota
+	// NamedByInternalID: the description ends in the cluster's internal id ("Creating Kubernetes
+	// cluster. Cluster Id: <id>", CreateKubernetesClusterCmd, "creating" at 4.14.0.0): only a
+	// source that reads the database knows it.
+	NamedByInternalID
+	// NamedAsResource: the event's resource is the cluster (4.21's addNodesToKubernetesCluster and
+	// removeNodesFromKubernetesCluster override getApiResourceId and getApiResourceType).
+	NamedAsResource
+)
+
+// OperationEvents lists, by operation state, the events whose latest one tells when the
+// operation started. Recovering has none: CKS's state scanner starts it without a command.
+var OperationEvents = map[string][]OperationEvent{
+	"Starting":      {{Type: "KUBERNETES.CLUSTER.START"}, {Type: "KUBERNETES.CLUSTER.CREATE", Names: NamedByInternalID}},
+	"Stopping":      {{Type: "KUBERNETES.CLUSTER.STOP"}},
+	"Scaling":       {{Type: "KUBERNETES.CLUSTER.SCALE"}},
+	"Upgrading":     {{Type: "KUBERNETES.CLUSTER.UPGRADE"}},
+	"Destroying":    {{Type: "KUBERNETES.CLUSTER.DELETE"}},
+	"Importing":     {{Type: "KUBERNETES.CLUSTER.NODES.ADD", Names: NamedAsResource}},
+	"RemovingNodes": {{Type: "KUBERNETES.CLUSTER.NODES.REMOVE", Names: NamedAsResource}},
 }

@@ -53,8 +53,8 @@ var guides = map[collector.Kind]Guide{
 		Anchor:  "node_version_mismatch",
 	},
 	collector.KindStuckInOperation: {
-		Meaning: "The cluster has stayed in one transient state longer than check.stuck_after; it is not checked meanwhile.",
-		Action:  "Find the operation's job and the cluster's events; finish the operation in CloudStack, for example by starting the cluster again.",
+		Meaning: "The cluster has stayed in one operation state (Scaling, Starting, ...) longer than check.stuck_after: its job died or hangs, and it is not checked for drift meanwhile.",
+		Action:  "Find the operation's event and job in CloudStack; once understood, bring the cluster out of the state (the runbook says how for each state).",
 		Anchor:  "cksclusterstuckinoperation",
 	},
 }

@@ -7,6 +7,7 @@ import "fmt"
 var inventoryCommands = map[string]bool{
 	"listKubernetesClusters": true, "listVirtualMachines": true, "listPortForwardingRules": true, "listPublicIpAddresses": true,
 	"listKubernetesSupportedVersions": true,
+	"listEvents":                      true, // when the operation of a cluster in an operation state started
 }
 
 // notifierCalls picks the notifier's calls out of a cycle's calls by command.

@@ -63,6 +63,7 @@ func (s *Source) Inventory(ctx context.Context) (collector.Inventory, error) {
 	}
 	s.addVersions(c, clusters)
 	s.addClusters(&inv, clusters, ssh, nat)
+	s.ops.operationStarts(c, inv.Clusters)
 	return inv, nil
 }
 

@@ -30,6 +30,7 @@ type Source struct {
 	opts     Options
 	api      *cloudstackapi.Client
 	versions versionCache
+	ops      operations // when the operations of clusters in an operation state started
 }
 
 // New validates the options and prepares the API connection (TLS with an extra CA if given).

@@ -38,6 +38,7 @@ var commands = map[string]command{
 	"generateAlert":                   {async: true, check: (*Server).checkGenerateAlert, run: (*Server).generateAlert},
 	"archiveAlerts":                   {run: (*Server).archiveAlerts},
 	"listAlerts":                      {run: (*Server).listAlerts},
+	"listEvents":                      {run: (*Server).listEvents},
 	"addAnnotation":                   {run: (*Server).addAnnotation},
 	"listAnnotations":                 {run: (*Server).listAnnotations},
 	"removeAnnotation":                {run: (*Server).removeAnnotation},

@@ -18,6 +18,7 @@ type World struct {
 	PortForwardingRules []*PortForwardingRule
 	Alerts              []*Alert
 	Annotations         []*Annotation
+	Events              []*Event // see AddEvent
 
 	PublicIPs []*PublicIP
 

@@ -1,0 +1,139 @@
+package api
+
+import (
+	"strings"
+	"sync"
+	"time"
+
+	cs "github.com/apache/cloudstack-go/v2/cloudstack"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
+)
+
+// maxEventPages bounds the pages of one event look-up. Events come newest first, so the latest
+// event of a cluster is on the first page unless other events match the keyword too.
+const maxEventPages = 3
+
+// eventPageSize is the page size of the event look-ups: the latest event is what is wanted.
+const eventPageSize = 20
+
+// wireEvent is the part of EventResponse the look-up reads (resourceid and resourcetype from
+// 4.17.0.0, api/src/main/java/org/apache/cloudstack/api/response/EventResponse.java).
+type wireEvent struct {
+	Type         text `json:"type"`
+	State        text `json:"state"`
+	Description  text `json:"description"`
+	ResourceID   text `json:"resourceid"`
+	ResourceType text `json:"resourcetype"`
+	Created      text `json:"created"`
+}
+
+// operations remembers, for the clusters in an operation state at the last look-up, when
+// CloudStack recorded that the operation started (zero: no record), so that each cluster's
+// events are asked for once while it stays in the state. It holds only such clusters.
+type operations struct {
+	mu   sync.Mutex
+	seen map[string]operationSeen
+}
+
+type operationSeen struct {
+	state string
+	at    time.Time
+}
+
+// operationStarts sets OperationStarted of the clusters in an operation state from the latest
+// event that started it (collector.OperationEvents), asked for with listEvents (type, and
+// keyword = the cluster's uuid, or 4.21's resourceid for the node commands; newest first,
+// QueryManagerImpl.searchForEventsInternal at 4.14.0.0 and 4.17.0.0). A look-up that fails leaves
+// the time unknown and is tried again at the next cycle: the exporter's own first sighting
+// still counts.
+func (o *operations) operationStarts(c *cs.CloudStackClient, clusters []collector.Cluster) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	next := make(map[string]operationSeen)
+	for i := range clusters {
+		k := &clusters[i]
+		if !collector.OperationState(k.State) {
+			continue
+		}
+		if old, ok := o.seen[k.ID]; ok && old.state == k.State {
+			k.OperationStarted = old.at
+			next[k.ID] = old
+			continue
+		}
+		at, ok := latestEvent(c, k.ID, collector.OperationEvents[k.State])
+		if !ok {
+			continue
+		}
+		k.OperationStarted = at
+		next[k.ID] = operationSeen{state: k.State, at: at}
+	}
+	o.seen = next
+}
+
+// latestEvent returns the time of the latest event of the kinds that names the cluster, and false
+// when a look-up failed.
+func latestEvent(c *cs.CloudStackClient, clusterID string, kinds []collector.OperationEvent) (time.Time, bool) {
+	var latest time.Time
+	for _, k := range kinds {
+		extra := map[string]string{"type": k.Type}
+		switch k.Names {
+		case collector.NamedByUUID:
+			extra["keyword"] = clusterID
+		case collector.NamedAsResource:
+			extra["resourceid"], extra["resourcetype"] = clusterID, "KubernetesCluster"
+		default:
+			continue // only the database knows a cluster's internal id
+		}
+		for page := 1; page <= maxEventPages; page++ {
+			body, err := requestPage(c, "listEvents", "", page, eventPageSize, extra)
+			if err != nil {
+				return time.Time{}, false
+			}
+			_, events, err := decodeList[wireEvent](body, "event")
+			if err != nil {
+				return time.Time{}, false
+			}
+			found := false
+			for _, e := range events {
+				if at := eventTime(e, k, clusterID); !at.IsZero() {
+					if at.After(latest) {
+						latest = at
+					}
+					found = true
+					break // newest first
+				}
+			}
+			if found || len(events) < eventPageSize {
+				break
+			}
+		}
+	}
+	return latest, true
+}
+
+// eventTime is when e, an event of kind k, started an operation on the cluster, or zero when it is
+// not such an event: another cluster's (a keyword matches type and level too), or the record of
+// an operation's end.
+func eventTime(e wireEvent, k collector.OperationEvent, clusterID string) time.Time {
+	if string(e.Type) != k.Type {
+		return time.Time{}
+	}
+	switch string(e.State) {
+	case "Scheduled", "Started", "Created", "":
+	default:
+		return time.Time{}
+	}
+	switch k.Names {
+	case collector.NamedByUUID:
+		if !strings.Contains(strings.ToLower(string(e.Description)), strings.ToLower(clusterID)) {
+			return time.Time{}
+		}
+	case collector.NamedAsResource:
+		if !strings.EqualFold(string(e.ResourceID), clusterID) {
+			return time.Time{}
+		}
+	}
+	return cloudstackapi.ParseDate(string(e.Created))
+}

@@ -1,0 +1,102 @@
+package cloudstacktest
+
+import (
+	"slices"
+	"time"
+)
+
+// Event is an event row (cloud.event) as CloudStack records one. For the asynchronous commands of
+// a Kubernetes cluster (scale, upgrade, start, stop, delete) the API layer records a Scheduled
+// event when the command is submitted (ApiServer.queueCommand calls
+// ActionEventUtils.onScheduledActionEvent, 4.14.0.0 onward), typed by the command's
+// getEventType and described by its getEventDescription ("Scaling Kubernetes cluster ID: <uuid>";
+// the create's "Creating Kubernetes cluster. Cluster Id: <internal id>"); those commands name no
+// resource (getApiResourceId is not overridden), so ResourceID is empty for them. 4.21's
+// addNodes/removeNodes commands name the cluster as their resource.
+type Event struct {
+	ID           string
+	Type         string // KUBERNETES.CLUSTER.SCALE, ...
+	State        string // Scheduled, Started, Completed, Created
+	Level        string // INFO, WARN, ERROR
+	Description  string
+	Account      string
+	DomainID     string
+	Domain       string
+	ResourceID   string // the resource's uuid, 4.17 onward and only where the command names one
+	ResourceType string
+	Created      time.Time
+	Archived     bool
+}
+
+// AddEvent records an event, as CloudStack does when a command is submitted.
+func (w *World) AddEvent(e Event) *Event {
+	if e.ID == "" {
+		e.ID = w.newUUID()
+	}
+	if e.State == "" {
+		e.State = "Scheduled"
+	}
+	if e.Level == "" {
+		e.Level = "INFO"
+	}
+	if e.Account == "" {
+		e.Account, e.Domain = AdminAccount, "ROOT"
+	}
+	w.Events = append(w.Events, &e)
+	return &e
+}
+
+// eventJSON is EventResponse: resourceid, resourcetype and resourcename from 4.17.0.0 on
+// (api/src/main/java/org/apache/cloudstack/api/response/EventResponse.java at 4.14.0.0 and
+// 4.17.0.0).
+type eventJSON struct {
+	ID           string `json:"id"`
+	Username     string `json:"username"`
+	Type         string `json:"type"`
+	Level        string `json:"level"`
+	Description  string `json:"description"`
+	Account      string `json:"account"`
+	DomainID     string `json:"domainid,omitempty"`
+	Domain       string `json:"domain"`
+	ResourceID   string `json:"resourceid,omitempty"`
+	ResourceType string `json:"resourcetype,omitempty"`
+	Created      string `json:"created"`
+	State        string `json:"state"`
+}
+
+// listEvents answers as QueryManagerImpl.searchForEventsInternal (4.14.0.0, 4.17.0.0): archived
+// events are never listed; type is an exact match; keyword matches type, description or level
+// as a SQL LIKE '%keyword%' (case-insensitive in CloudStack's collation); resourceid and
+// resourcetype filter from 4.17 (earlier releases ignore the unknown parameters); newest first;
+// count is the total (searchAndCount).
+func (s *Server) listEvents(r *request) (any, *apiError) {
+	p := r.params
+	win, e := s.world.pageWindow(p)
+	if e != nil {
+		return nil, e
+	}
+	byResource := s.world.since(17)
+	var events []*Event
+	for _, ev := range s.world.Events {
+		kw := p.Get("keyword")
+		switch { // keyword: a LIKE '%keyword%' on type, description or level
+		case ev == nil || ev.Archived:
+		case p.Get("type") != "" && ev.Type != p.Get("type"):
+		case !containsFold(kw, ev.Type, ev.Description, ev.Level):
+		case byResource && p.Get("resourceid") != "" && ev.ResourceID != p.Get("resourceid"):
+		case byResource && p.Get("resourcetype") != "" && ev.ResourceType != p.Get("resourcetype"):
+		default:
+			events = append(events, ev)
+		}
+	}
+	slices.Reverse(events) // among equal times, the later row first
+	slices.SortStableFunc(events, func(a, b *Event) int { return b.Created.Compare(a.Created) })
+	return listAnswerOf(r, win, "event", events, func(ev *Event) eventJSON {
+		j := eventJSON{ID: ev.ID, Username: ev.Account, Type: ev.Type, Level: ev.Level, Description: ev.Description,
+			Account: ev.Account, DomainID: ev.DomainID, Domain: ev.Domain, Created: formatDate(ev.Created), State: ev.State}
+		if byResource {
+			j.ResourceID, j.ResourceType = ev.ResourceID, ev.ResourceType
+		}
+		return j
+	}), nil
+}
