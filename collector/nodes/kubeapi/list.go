@@ -18,6 +18,11 @@ const (
 	// maxPageBytes bounds one answer. A kubeadm node object is 3-6 KiB, up to about 40 KiB with
 	// a long image list in its status: 500 of those fit with room to spare.
 	maxPageBytes = 32 << 20
+	// maxUUID bounds the systemUUID kept of a node, as the name is bounded by the API server's
+	// rule (253) and the version by maxVersion. A real one is 36 bytes: without a bound, 1,000
+	// nodes whose systemUUID (and version) were just under maxToken made one cluster's list 2 GB
+	// that the exporter kept until the cycle ended.
+	maxUUID = 256
 )
 
 // Node is one Kubernetes node as the check reads it.
@@ -41,8 +46,9 @@ var errPageTooLarge = fmt.Errorf("an answer of the API server is over %d bytes",
 // read it, but linking it made the binary 16.5 MB larger than the metadata client (26.6 against
 // 10.1 MB for a program that only builds each client, go1.27.3, -s -w) and decodes every field
 // of every node (conditions, images) into memory. So the list is fetched with client-go's REST
-// client and decoded as a stream (decodePage), which keeps three fields a node. Names are checked as the API
-// server checks them, duplicates dropped; no node at all, or more than maxNodes, is an error.
+// client and decoded as a stream (decodePage), which keeps three fields a node. Names are checked
+// as the API server checks them, the other two fields bounded (maxUUID, maxVersion), duplicates
+// dropped; no node at all, or more than maxNodes, is an error.
 func list(ctx context.Context, client rest.Interface, maxNodes int) ([]Node, error) {
 	var out []Node
 	seen := make(map[string]bool)
@@ -67,6 +73,9 @@ func list(ctx context.Context, client rest.Interface, maxNodes int) ([]Node, err
 			}
 			if len(n.KubeletVersion) > maxVersion {
 				n.KubeletVersion = "" // unknown; the stream bounds strings at 1 MiB, a version needs 64 bytes
+			}
+			if len(n.SystemUUID) > maxUUID {
+				return withReason(reasonBadAnswer, fmt.Errorf("node %s has a systemUUID over %d bytes", n.Name, maxUUID))
 			}
 			if !seen[n.Name] {
 				seen[n.Name] = true
