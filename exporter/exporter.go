@@ -18,6 +18,7 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/nodes/ssh"
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/safetext"
 	"github.com/cks-drift-exporter/cks-drift-exporter/notifier"
 	"github.com/cks-drift-exporter/cks-drift-exporter/state"
 )
@@ -89,6 +90,9 @@ func New(opts Options) (*Exporter, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	// Log lines name clusters and VMs and carry what control nodes and API servers answered,
+	// all chosen by tenants: every text is escaped before the operator's handler writes it.
+	opts.Logger = slog.New(safetext.Handler(opts.Logger.Handler()))
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}

@@ -1,7 +1,6 @@
 package exporter
 
 import (
-	"encoding/json"
 	"github.com/cks-drift-exporter/cks-drift-exporter/exporter/report"
 	"net/http"
 )
@@ -55,9 +54,8 @@ func (e *Exporter) serveFindings(w http.ResponseWriter, r *http.Request) {
 	rep := report.New(e.Snapshot(), e.reportContext())
 	rep.Clusters = filter.Apply(rep.Clusters)
 	w.Header().Set("Content-Type", "application/json")
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(rep); err != nil {
+	// curl in a terminal shows it: no unsafe character raw (report.WriteJSON), as for --once.
+	if err := report.WriteJSON(w, rep); err != nil {
 		e.logger.Debug("Could not write /findings", "err", err)
 	}
 }

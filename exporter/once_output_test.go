@@ -2,13 +2,14 @@ package exporter
 
 import (
 	"encoding/json"
-	"github.com/cks-drift-exporter/cks-drift-exporter/exporter/report"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/cks-drift-exporter/cks-drift-exporter/exporter/report"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/safetext"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
 )
 
@@ -65,8 +66,9 @@ func TestOnceNoDrift(t *testing.T) {
 }
 
 // hostileControls is a name with an ESC sequence that clears the screen, a newline that forges
-// a table row, an 8-bit CSI, DEL and a right-to-left override.
-const hostileControls = "evil\x1b[2J\nforged  unmapped_vm  x\u009b31m\x7f\u202eredro"
+// a table row, an 8-bit CSI, DEL, a right-to-left override, and invisible format characters the
+// old escaping let through: a zero-width space, an Arabic letter mark and a tag character.
+const hostileControls = "evil\x1b[2J\nforged  unmapped_vm  x\u009b31m\x7f\u202eredro\u200b\u061c\U000e0041"
 
 func TestOnceEscapesControlCharacters(t *testing.T) {
 	e, cs := newEnv(t, simulator.ClusterSpec{Name: hostileControls})
@@ -81,7 +83,7 @@ func TestOnceEscapesControlCharacters(t *testing.T) {
 				t.Fatalf("exit %d:\n%s", code, out)
 			}
 			for _, r := range out {
-				if r != '\n' && report.UnsafeRune(r) {
+				if r != '\n' && safetext.Unsafe(r) {
 					t.Fatalf("the output carries %U raw:\n%q", r, out)
 				}
 			}
@@ -98,7 +100,7 @@ func TestOnceEscapesControlCharacters(t *testing.T) {
 			if strings.Contains(out, "\nforged") {
 				t.Errorf("the newline in the name forged a row:\n%s", out)
 			}
-			if !strings.Contains(out, `evil\x1b[2J\x0aforged`) || format == report.FormatWide && !strings.Contains(out, `\u009b31m\x7f\u202eredro`) {
+			if !strings.Contains(out, `evil\x1b[2J\x0aforged`) || format == report.FormatWide && !strings.Contains(out, `\u009b31m\x7f\u202eredro\u200b\u061c\U000e0041`) {
 				t.Errorf("the escapes are not shown:\n%s", out)
 			}
 		})

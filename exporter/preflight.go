@@ -15,6 +15,7 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/nodes/ssh"
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/safetext"
 )
 
 // Preflight checks, read-only, what the exporter needs before it is started for real: the
@@ -59,11 +60,11 @@ type preflight struct {
 func (p *preflight) check(what, ok string, err error) bool {
 	p.total++
 	if err != nil {
-		fmt.Fprintf(p.w, "FAIL  %s: %s\n", what, report.Escape(err.Error()))
+		fmt.Fprintf(p.w, "FAIL  %s: %s\n", what, safetext.Escape(err.Error()))
 		return false
 	}
 	p.passed++
-	fmt.Fprintf(p.w, "ok    %s: %s\n", what, report.Escape(ok))
+	fmt.Fprintf(p.w, "ok    %s: %s\n", what, safetext.Escape(ok))
 	return true
 }
 

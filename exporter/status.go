@@ -6,6 +6,7 @@ import (
 	"github.com/prometheus/common/version"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/exporter/report"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/safetext"
 )
 
 // routeStatus serves the status page at /, a page per cluster at /clusters/{id} and the page's
@@ -23,7 +24,7 @@ func (e *Exporter) routeStatus(mux *http.ServeMux, telemetryPath string) {
 	})
 	mux.HandleFunc("GET /clusters/{id}", func(w http.ResponseWriter, r *http.Request) {
 		page := e.statusPage(telemetryPath)
-		id := report.Escape(r.PathValue("id"))
+		id := safetext.Escape(r.PathValue("id"))
 		for i := range page.Report.Clusters {
 			if page.Report.Clusters[i].ID == id {
 				page.Cluster = &page.Report.Clusters[i]

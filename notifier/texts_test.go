@@ -124,3 +124,23 @@ func TestAnnouncedTextsAreClean(t *testing.T) {
 		t.Errorf("alert description %q, want %q", texts[1], want)
 	}
 }
+
+// FuzzAlertDescription: whatever a tenant chooses as names and whatever its nodes print, the
+// alert is one safe line within generateAlert's limit that ends with the cluster's identity.
+func FuzzAlertDescription(f *testing.F) {
+	f.Add("Kubernetes node ghost of cluster prod has no VM in CloudStack", "prod\u202e\x1b[31m", "acme", "")
+	f.Add(strings.Repeat("\U0001F600", 600), "p", "a\xff", "web\u2066")
+	f.Fuzz(func(t *testing.T, message, name, account, project string) {
+		ref := notifier.ClusterRef{ID: acme.ID, Name: name, Account: account, Project: project}
+		got := notifier.AlertDescription(message, ref)
+		if !utf8Valid(got) || strings.IndexFunc(got, safetext.Unsafe) >= 0 {
+			t.Fatalf("AlertDescription = %q: not one safe line", got)
+		}
+		if n := len(utf16.Encode([]rune(got))); n > 999 {
+			t.Fatalf("AlertDescription is %d UTF-16 code units", n)
+		}
+		if !strings.HasSuffix(got, ". "+ref.Identity()+suffix) {
+			t.Fatalf("AlertDescription = %q does not end with the identity", got)
+		}
+	})
+}

@@ -24,4 +24,6 @@ FuzzParse ./config
 FuzzWebhook ./notifier
 FuzzInventoryResponse ./collector/inventory/api
 FuzzClusterAnswer ./collector/inventory/api
+FuzzSanitisers ./internal/safetext
+FuzzAlertDescription ./notifier
 TARGETS

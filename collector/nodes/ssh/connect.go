@@ -14,6 +14,8 @@ import (
 	"time"
 
 	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/safetext"
 )
 
 // errDropped marks a connection that the node closed before it sent its SSH version line: sshd
@@ -72,7 +74,7 @@ func (l *Lister) connect(ctx context.Context, deadline time.Time, clusterID, add
 		return nil, nil, fail(ctx, deadline, reasonHandshake, "handshake", err)
 	case !conn.sawVersion() && (errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)):
 		detail := "the node closed the connection before the ssh handshake (sshd down, or its MaxStartups)"
-		if said := clean(conn.said(), 80); said != "" {
+		if said := safetext.Line(conn.said(), 80); said != "" {
 			detail = "the node closed the connection before the ssh handshake, saying " + strconv.Quote(said)
 		}
 		return nil, nil, withDetail(reasonHandshake, detail, fmt.Errorf("handshake: %w: %w", errDropped, err))

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/safetext"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/sshtest"
 )
 
@@ -57,10 +58,13 @@ func TestDetail(t *testing.T) {
 // TestDetailSanitised: text from a node cannot put control characters or a page of text into
 // a log line or /findings.
 func TestDetailSanitised(t *testing.T) {
-	hostile := "\x1b[31mred\x1b[0m\r\nsecond line\x00\xff" + strings.Repeat("é", 1000)
+	hostile := "\x1b[31mred\x1b[0m\u202e\u2066\r\nsecond line\x00\xff\u0085" + strings.Repeat("é", 1000)
 	got := Detail(withDetail(reasonExitStatus, hostile, errors.New("x")))
-	if strings.ContainsFunc(got, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		t.Errorf("Detail() kept control characters: %q", got)
+	if strings.ContainsFunc(got, safetext.Unsafe) {
+		t.Errorf("Detail() kept unsafe characters: %q", got)
+	}
+	if want := "\uFFFD[31mred\uFFFD[0m\uFFFD\uFFFD second line\uFFFD\uFFFD ééé"; !strings.HasPrefix(got, want) {
+		t.Errorf("Detail() = %.80q, want it to start with %q", got, want)
 	}
 	if !utf8.ValidString(got) || utf8.RuneCountInString(got) > MaxDetail+3 {
 		t.Errorf("Detail() = %d runes (valid UTF-8: %v), want at most %d", utf8.RuneCountInString(got), utf8.ValidString(got), MaxDetail+3)
