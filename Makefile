@@ -166,6 +166,14 @@ bench:
 	BENCH_COMMAND='make bench BENCH_CLUSTERS="$(BENCH_CLUSTERS)"$(if $(BENCH_UPDATE), BENCH_UPDATE=$(BENCH_UPDATE))$(if $(filter-out 1,$(BENCH_GO)), BENCH_GO=$(BENCH_GO))$(if $(BENCH_FLAGS), BENCH_FLAGS="$(BENCH_FLAGS)")' \
 	$(GO) run ./test/bench -clusters "$(BENCH_CLUSTERS)" $(if $(filter 1,$(BENCH_GO)),-go-bench) $(if $(BENCH_UPDATE),-update docs/benchmarks.md) $(BENCH_FLAGS)
 
+# The exporter's peak RSS against hostile Kubernetes API servers (not part of `make test`): one
+# per cluster, each answering about 100 MB of NodeList JSON, at check.concurrency 16 and 64, with
+# the binary `make build` makes; see docs/benchmarks.md (a few minutes).
+HOSTILE_API_CONCURRENCY ?= 16,64
+.PHONY: bench-hostile-api
+bench-hostile-api: build
+	$(GO) run ./test/bench/hostileapi -exporter ./$(BINARY) -concurrency $(HOSTILE_API_CONCURRENCY)
+
 # The soak (exporter/soak_test.go): 1,000 short cycles against the simulator with random faults,
 # then checks for leaked goroutines, heap growth and lost or doubled announcements. Takes a few
 # minutes; CKS_DRIFT_SOAK_SEED=n replays a logged seed, CKS_DRIFT_SOAK_CYCLES=n changes the length.
