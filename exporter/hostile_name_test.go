@@ -28,7 +28,7 @@ func TestHostileNameReachesNothingRaw(t *testing.T) {
 	e.writeConfig("  interval: 1h\n", "")
 	var logs logtest.Buffer
 	e.serve(slog.NewJSONHandler(&logs, nil), "")
-	e.waitFor("the alert", func() bool { return len(e.storedAlerts()) == 1 })
+	e.waitFor("the first cycle and its alert", func() bool { return e.cycles() >= 1 && len(e.storedAlerts()) == 1 })
 
 	outputs := map[string]string{"log": logs.String()}
 	for i, w := range e.writes() {
