@@ -13,9 +13,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // userCert is a client certificate and its key, PEM-encoded.
@@ -236,4 +238,35 @@ func (c *ControlPlane) RunKubectl(stdin []byte, args ...string) (stdout, stderr 
 		err = fmt.Errorf("kubectl %s: %w: %s", strings.Join(args, " "), err, errb.String())
 	}
 	return out.String(), errb.String(), err
+}
+
+// AwaitEstablished waits until the API server serves each CustomResourceDefinition (condition
+// Established), at most a minute; kubectl wait refuses a CRD that has no conditions yet.
+func (c *ControlPlane) AwaitEstablished(t testing.TB, names ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for _, name := range names {
+		for {
+			code, data, err := c.Do(ctx, http.MethodGet, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"+name, nil)
+			var crd struct {
+				Status struct {
+					Conditions []struct{ Type, Status string } `json:"conditions"`
+				} `json:"status"`
+			}
+			if err == nil && code == http.StatusOK && json.Unmarshal(data, &crd) == nil &&
+				slices.ContainsFunc(crd.Status.Conditions, func(c struct{ Type, Status string }) bool {
+					return c.Type == "Established" && c.Status == "True"
+				}) {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				t.Fatalf("controlplanetest: CRD %s not established: %d %v %.200s", name, code, err, data)
+			case <-tick.C:
+			}
+		}
+	}
 }
