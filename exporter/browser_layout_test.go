@@ -176,6 +176,16 @@ func TestStatusPageLayoutInBrowser(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			widest := 0
+			for i, n := range m.Names {
+				if n.Width > m.Names[widest].Width {
+					widest = i
+				}
+			}
+			if len(m.Names) > 0 {
+				n := m.Names[widest]
+				t.Logf("at %d px: document %v px wide, %d names, the widest %q %.0f px on %d line(s)", tc.width, m.Scroll, len(m.Names), n.Text, n.Width, n.Lines)
+			}
 			t.Logf("screenshot at %d px: %s", tc.width, shot)
 			if t.Failed() {
 				t.Logf("measured: %+v", m)
