@@ -49,6 +49,7 @@ func mirrorSimulator(t *testing.T, sim *simulator.Simulator) *mariadbtest.World 
 	var next int64 = 100 // ids of networks, addresses, rules, NICs and map rows
 	id := func() int64 { next++; return next }
 	sim.CloudStack.Read(func(cw *cloudstacktest.World) {
+		versions := mirrorVersions(w, cw)
 		vms := map[int64]*mariadbtest.VM{}
 		byUUID := map[string]*mariadbtest.VM{}
 		for _, v := range cw.VMs {
@@ -66,7 +67,8 @@ func mirrorSimulator(t *testing.T, sim *simulator.Simulator) *mariadbtest.World 
 			w.Networks = append(w.Networks, n)
 			k := &mariadbtest.Cluster{ID: c.InternalID, UUID: c.ID, Name: c.Name, State: c.State, Type: c.ClusterType,
 				Zone: w.Zone, Network: n, Account: account(c.Account), Domain: w.Root,
-				ControlNodes: c.ControlNodes, Nodes: c.Size, EtcdNodes: c.EtcdNodes, Created: c.Created}
+				ControlNodes: c.ControlNodes, Nodes: c.Size, EtcdNodes: c.EtcdNodes, Created: c.Created,
+				Version: versions[c.KubernetesVersionID]}
 			w.Clusters = append(w.Clusters, k)
 			for i, vmID := range c.VMMap {
 				w.Maps = append(w.Maps, &mariadbtest.MapRow{ID: id(), ClusterID: k.ID, VMID: vmID, Control: int64(i) < c.ControlNodes})

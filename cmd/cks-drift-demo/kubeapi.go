@@ -11,15 +11,18 @@ import (
 // --node-source=kubernetes_api: each lists the same nodes as the cluster's simulated control
 // node, and the simulated CloudStack hands out its kubeconfig (getKubernetesClusterConfig).
 type kubeAPIs struct {
-	servers map[string]*kubetest.Server // by cluster uuid
-	nodes   map[string][]string
+	servers  map[string]*kubetest.Server // by cluster uuid
+	nodes    map[string][]string
+	kubelets map[string]map[string]string // kubelet version by node, by cluster uuid
 }
 
 func newKubeAPIs() *kubeAPIs {
-	return &kubeAPIs{servers: make(map[string]*kubetest.Server), nodes: make(map[string][]string)}
+	return &kubeAPIs{servers: make(map[string]*kubetest.Server), nodes: make(map[string][]string),
+		kubelets: make(map[string]map[string]string)}
 }
 
-// add starts c's API server with every node VM but etcd ones as a node.
+// add starts c's API server with every node VM but etcd ones as a node, each reporting the
+// kubelet the simulated control node reports for it (the cluster's Kubernetes version).
 func (k *kubeAPIs) add(sim *simulator.Simulator, c simulator.Cluster) error {
 	srv, err := kubetest.NewServer()
 	if err != nil {
@@ -31,6 +34,7 @@ func (k *kubeAPIs) add(sim *simulator.Simulator, c simulator.Cluster) error {
 			k.nodes[c.ID] = append(k.nodes[c.ID], strings.ToLower(vm))
 		}
 	}
+	k.kubelets[c.ID] = sim.KubeletVersions(c.ID)
 	k.set(c.ID)
 	conf, err := srv.Kubeconfig(srv.NewToken(true))
 	if err != nil {
@@ -55,7 +59,7 @@ func (k *kubeAPIs) stopKubelet(clusterID, vm string) {
 func (k *kubeAPIs) set(clusterID string) {
 	var nodes []kubetest.Node
 	for _, n := range k.nodes[clusterID] {
-		nodes = append(nodes, kubetest.Node{Name: n})
+		nodes = append(nodes, kubetest.Node{Name: n, KubeletVersion: k.kubelets[clusterID][n]})
 	}
 	k.servers[clusterID].SetNodes(nodes...)
 }

@@ -8,10 +8,12 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
 )
 
-// buildWorld creates six clusters: three healthy (one of them created before 4.16, with -master
+// buildWorld creates seven clusters: three healthy (one of them created before 4.16, with -master
 // names, reached as the user core that CloudStack recorded for it), one with a missing map row
 // (unmapped_vm), one with a running VM that is not a Kubernetes node (vm_not_a_node), one in the
-// middle of a scale-up (skipped). With apis, every cluster also gets a Kubernetes API server.
+// middle of a scale-up (skipped), and one that CloudStack shows upgraded to 1.24.0 while its
+// nodes still run kubelet v1.23.3 (node_version_mismatch, versionSkew). With apis, every cluster
+// also gets a Kubernetes API server.
 func buildWorld(sim *simulator.Simulator, apis *kubeAPIs) error {
 	specs := []simulator.ClusterSpec{
 		{Name: "prod-east", Controls: 3, Workers: 2},
@@ -20,6 +22,7 @@ func buildWorld(sim *simulator.Simulator, apis *kubeAPIs) error {
 		{Name: "staging", State: "Scaling"},
 		{Name: "Team Blue", ProjectID: "a0000000-0000-4000-8000-0000000000b1", Project: "blue", Account: "blue"},
 		{Name: "legacy", Pre416: true, LoginUser: "core"},
+		{Name: "billing", Workers: 1, KubernetesVersion: "1.23.3"},
 	}
 	clusters := make(map[string]simulator.Cluster)
 	for _, spec := range specs {
@@ -45,7 +48,13 @@ func buildWorld(sim *simulator.Simulator, apis *kubeAPIs) error {
 	if apis != nil {
 		apis.stopKubelet(ci.ID, ci.VMs[1])
 	}
-	return nil
+	return versionSkew(sim, clusters["billing"])
+}
+
+// versionSkew records in CloudStack the upgrade of c to 1.24.0 and leaves its nodes on the
+// kubelet of its spec, as apache/cloudstack#6514 reports of 4.17 (UI 1.24.0, every node v1.23.3).
+func versionSkew(sim *simulator.Simulator, c simulator.Cluster) error {
+	return sim.SetKubernetesVersion(c.ID, "1.24.0")
 }
 
 // watchWrites prints every write the simulated CloudStack receives: the notifier's annotations,

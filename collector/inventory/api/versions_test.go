@@ -170,3 +170,32 @@ func TestInventoryVersionRemoved(t *testing.T) {
 		t.Errorf("%d listings for clusters without a version id, want none", n)
 	}
 }
+
+// TestInventoryNodeVersions reads each VM's own Kubernetes version from the cluster's VM entries
+// of the 4.21 line on (KubernetesUserVmResponse); older lines have none.
+func TestInventoryNodeVersions(t *testing.T) {
+	for _, tt := range []struct {
+		release string
+		want    []string
+	}{
+		{cloudstacktest.Release420, []string{"", ""}},
+		{cloudstacktest.Release422, []string{"1.24.0", "1.23.3"}},
+	} {
+		t.Run(tt.release, func(t *testing.T) {
+			s := startFake(t, func(w *cloudstacktest.World) {
+				w.Release = tt.release
+				k := accountCluster("held")
+				k.KubernetesVersionID = w.KubernetesVersionOf("1.24.0").ID
+				set := addCKS(w, k, 1, 1, 0)
+				set.vms[0].KubernetesNodeVersion, set.vms[1].KubernetesNodeVersion = "1.24.0", "1.23.3"
+			})
+			var got []string
+			for _, m := range mustInventory(t, newSource(t, s, api.Options{})).Clusters[0].Mapped {
+				got = append(got, m.KubernetesVersion)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("node versions (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -38,6 +38,14 @@ func (s *Simulator) SetKubernetesVersion(clusterID, semantic string) error {
 	return nil
 }
 
+// KubeletVersions returns the kubelet version of each Kubernetes node of the cluster, by node
+// name, as its control node reports them.
+func (s *Simulator) KubeletVersions(clusterID string) map[string]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.kubelets[clusterID])
+}
+
 // SetKubeletVersion makes the named nodes of the cluster (every node when none is named) report
 // this kubelet version through kubectl on the control node, as upgrading or downgrading the
 // kubelet on them does, and returns what gives them their versions back.

@@ -1,0 +1,91 @@
+package exporter
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/cloudstacktest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/mariadbtest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
+)
+
+// mirrorVersions copies the simulated cloud's Kubernetes versions into w, by uuid.
+func mirrorVersions(w *mariadbtest.World, cw *cloudstacktest.World) map[string]*mariadbtest.KubernetesVersion {
+	out := map[string]*mariadbtest.KubernetesVersion{}
+	for _, v := range cw.KubernetesVersions {
+		m := w.AddKubernetesVersion(v.SemanticVersion)
+		m.UUID, m.Name, m.Removed = v.ID, v.Name, v.Removed
+		out[v.ID] = m
+	}
+	return out
+}
+
+// TestVersionSkewFromTheDatabase is the "Kubernetes version skew" scenario of docs/scenarios.md
+// with inventory.source database: the cluster's kubernetes_version_id moved to 1.24.0 (as a
+// finished upgrade writes it) while the nodes still run v1.23.3, read from MariaDB as the
+// least-privilege account; each node announced once; the nodes upgraded, the node side matches
+// again. The versions come from the database alone: listKubernetesSupportedVersions is never
+// called.
+func TestVersionSkewFromTheDatabase(t *testing.T) {
+	db := mariadbtest.Start(t) // skips without MariaDB (fails in CI)
+	e, cs := newEnv(t, simulator.ClusterSpec{Name: "upgraded", Workers: 1, KubernetesVersion: "1.23.3"},
+		simulator.ClusterSpec{Name: "other", Workers: 1})
+	up := cs[0]
+	e.sim.CloudStack.Update(func(w *cloudstacktest.World) { w.KubernetesVersionOf("1.24.0") })
+	w := mirrorSimulator(t, e.sim)
+	d := db.NewDatabase(t)
+	w.Load(t, d)
+	dsn, _, _ := exporterAccount(t, d)
+	t.Setenv("CKS_DRIFT_E2E_DSN", dsn)
+	e.writeConfig("  interval: 100ms\n", "")
+	f, err := os.OpenFile(e.cfg, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("inventory:\n  source: database\ndatabase:\n  dsn: ${CKS_DRIFT_E2E_DSN}\n  query_timeout: 5s\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e.start()
+
+	e.nextCycles(3)
+	if f := e.findings(); len(f) != 0 {
+		t.Fatalf("baseline findings: %v", f)
+	}
+	if _, err := d.Admin.Exec("UPDATE kubernetes_cluster SET kubernetes_version_id = (SELECT id FROM kubernetes_supported_version WHERE semantic_version = '1.24.0') WHERE uuid = ?", up.ID); err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, vm := range up.VMs {
+		want = append(want, "upgraded node_version_mismatch "+strings.ToLower(vm))
+	}
+	e.waitFor("node_version_mismatch", func() bool { return slices.Equal(e.findings(), want) })
+	e.nextCycles(3)
+	written := e.writes()
+	for _, vm := range up.VMs {
+		msg := "Kubernetes node " + strings.ToLower(vm) + " of cluster upgraded runs kubelet v1.23.3 but the cluster's Kubernetes version in CloudStack is 1.24.0"
+		if count(written, "addAnnotation [WARN] "+msg) != 1 || count(written, "generateAlert "+msg) != 1 {
+			t.Errorf("writes for %s: want one annotation and one alert with %q in %q", vm, msg, written)
+		}
+	}
+	if len(written) != 2*len(up.VMs) {
+		t.Fatalf("writes: %q, want an annotation and an alert per node", written)
+	}
+
+	if _, err := e.sim.SetKubeletVersion(up.ID, "v1.24.0"); err != nil {
+		t.Fatal(err)
+	}
+	e.waitFor("no finding", func() bool { return len(e.findings()) == 0 })
+	e.nextCycles(3)
+	if got := e.writes()[len(written):]; count(got, "addAnnotation [INFO] The VM map of Kubernetes cluster upgraded "+nodeSideAgain) != 1 ||
+		count(got, "addAnnotation") != 1 || count(got, "generateAlert") != 0 {
+		t.Fatalf("writes after the upgrade finished: %q, want the one [INFO] annotation", got)
+	}
+	if n := e.sim.CloudStack.CallCount("listKubernetesSupportedVersions"); n != 0 {
+		t.Errorf("listKubernetesSupportedVersions called %d times with the database source", n)
+	}
+}
