@@ -23,6 +23,22 @@ func TestDetail(t *testing.T) {
 			t.Errorf("Detail() = %q, want %q", got, want)
 		}
 	})
+	// What real kubectl prints when RBAC refuses it, and for an API server that never answers
+	// (its klog lines skipped).
+	for mode, want := range map[sshtest.Mode]string{
+		sshtest.Forbidden:  `exit status 1: Error from server (Forbidden): nodes is forbidden: User "system:serviceaccount:default:norights" cannot list resource "nodes" in API group "" at the cluster scope`,
+		sshtest.APITimeout: "exit status 1: Unable to connect to the server: context deadline exceeded",
+	} {
+		t.Run(mode.String(), func(t *testing.T) {
+			f := newFixture(t)
+			f.srv.SetMode(mode)
+			nodes, err := f.nodes(t, f.lister(t, nil))
+			wantReason(t, nodes, err, "exit_status")
+			if got := Detail(err); got != want {
+				t.Errorf("Detail() = %q, want %q", got, want)
+			}
+		})
+	}
 	t.Run("bad output", func(t *testing.T) {
 		f := newFixture(t)
 		f.srv.SetMode(sshtest.Garbage)

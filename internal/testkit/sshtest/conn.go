@@ -21,6 +21,15 @@ import (
 //go:embed testdata/kubectl-refused.stderr
 var failMessage string
 
+// forbiddenMessage and timeoutMessage are real kubectl's stderr when RBAC refuses the node list
+// and, without a discovery cache, when the API server never answers, recorded as failMessage is.
+var (
+	//go:embed testdata/kubectl-forbidden.stderr
+	forbiddenMessage string
+	//go:embed testdata/kubectl-frozen.stderr
+	timeoutMessage string
+)
+
 // garbage is output a broken or unexpected kubectl could print: a table instead of names.
 const garbage = "NAME              STATUS   ROLES           AGE   VERSION\n" +
 	"demo-control-1   Ready    control-plane   12d   v1.30.2\n"
@@ -184,6 +193,12 @@ func (s *Server) exec(ch ssh.Channel, command string) bool {
 	switch mode {
 	case FailCommand:
 		_, _ = io.WriteString(ch.Stderr(), failMessage)
+		exit(ch, 1)
+	case Forbidden:
+		_, _ = io.WriteString(ch.Stderr(), forbiddenMessage)
+		exit(ch, 1)
+	case APITimeout:
+		_, _ = io.WriteString(ch.Stderr(), timeoutMessage)
 		exit(ch, 1)
 	case Garbage:
 		_, _ = io.WriteString(ch, garbage)

@@ -39,6 +39,13 @@ const (
 	OpenChannels
 	// KeyboardInteractiveOnly offers only keyboard-interactive authentication, with prompts.
 	KeyboardInteractiveOnly
+	// Forbidden makes kubectl exit 1 with what real kubectl prints when RBAC refuses its
+	// kubeconfig the node list.
+	Forbidden
+	// APITimeout makes kubectl exit 1 with what real kubectl without a discovery cache prints
+	// when its API server accepts connections and never answers: five klog lines, then
+	// "Unable to connect to the server: context deadline exceeded".
+	APITimeout
 )
 
 // HugeSize is how many bytes Huge mode prints at least: more than any sane output cap.
@@ -71,6 +78,10 @@ func (m Mode) String() string {
 		return "open_channels"
 	case KeyboardInteractiveOnly:
 		return "keyboard_interactive_only"
+	case Forbidden:
+		return "forbidden"
+	case APITimeout:
+		return "api_timeout"
 	default:
 		return fmt.Sprintf("mode(%d)", int(m))
 	}

@@ -42,8 +42,8 @@ func kubectlRun(t *testing.T, cp *controlplanetest.ControlPlane, kubeconfig, cac
 // TestRealKubectlTexts runs the kubectl of make kube-tools against a real kube-apiserver in the
 // situations the stand-ins play and compares what it writes to stderr with the recordings in
 // testdata: a token that may not list nodes, the API server frozen (SIGSTOP) and down, with and
-// without a discovery cache. The stand-in of a failing kubectl (FailCommand) prints the recording
-// of the API server down without a cache. With -update it records them again.
+// without a discovery cache. The fake control node's FailCommand, Forbidden and APITimeout print
+// the recordings without a cache. With -update it records them again.
 func TestRealKubectlTexts(t *testing.T) {
 	cp := controlplanetest.Start(t, controlplanetest.Options{})
 	cp.AddNodes(t, controlplanetest.Node{Name: "real-control-1", KubeletVersion: "v1.33.1", SystemUUID: "6c1e0a5e-0000-4000-8000-000000000001"})
@@ -95,6 +95,7 @@ func compare(t *testing.T, path, stderr string, err error) {
 		// The API server's port is the one a CKS control node's kubeconfig names, so that the
 		// stand-ins print the same text from one recording to the next.
 		recorded := loopback.ReplaceAllString(stderr, "127.0.0.1:6443")
+		recorded = namespace.ReplaceAllString(recorded, "serviceaccount:default:")
 		if err := os.WriteFile(path, []byte(recorded), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -114,7 +115,7 @@ var (
 	// Which of its timeouts a frozen API server's request meets first differs from run to run.
 	timedOut  = regexp.MustCompile(`(context deadline exceeded|net/http: request canceled while waiting for connection)( \(Client\.Timeout exceeded while awaiting headers\))?`)
 	loopback  = regexp.MustCompile(`127\.0\.0\.1:[0-9]+`)
-	namespace = regexp.MustCompile(`serviceaccount:test-[0-9a-f]{8}:`)
+	namespace = regexp.MustCompile(`serviceaccount:(test-[0-9a-f]{8}|default):`)
 )
 
 func normalize(s string) string {
