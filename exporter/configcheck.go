@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/cks-drift-exporter/cks-drift-exporter/collector/inventory/api"
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/nodes/ssh"
 )
 
@@ -31,11 +30,12 @@ func CheckConfig(ctx context.Context, path string, shard *int, offline bool, w i
 	if src.close != nil {
 		defer func() { _ = src.close() }()
 	}
-	api, ok := src.inventory.(*api.Source)
-	if offline || !ok {
+	if offline {
 		return nil
 	}
-	note, err := checkKeys(ctx, api.API(), cfg.CloudStack.Timeout)
+	// Online, the keys are checked whichever source reads the inventory: with the database
+	// source the notifier still writes through the API.
+	note, err := checkKeys(ctx, src.api, cfg.CloudStack.Timeout)
 	if err != nil {
 		return fmt.Errorf("%s: cloudstack.endpoint %s: %w", path, cfg.CloudStack.Endpoint, err)
 	}

@@ -30,6 +30,9 @@ func managementServer(fake *cloudstacktest.Server) http.Handler {
 // TestCheckConfigOnline: --config.check makes one signed, read-only call and turns the answers an
 // operator fixes in the configuration into an error with the fix; an unreachable CloudStack is
 // said, not failed, and --config.check.offline calls nothing.
+// databaseSource selects the database inventory source; --config.check only parses its DSN.
+const databaseSource = "inventory:\n  source: database\ndatabase:\n  dsn: \"cks_drift:secret@tcp(127.0.0.1:3306)/cloud\"\n"
+
 func TestCheckConfigOnline(t *testing.T) {
 	e, _ := newEnv(t)
 	e.writeConfig("", "")
@@ -60,6 +63,7 @@ func TestCheckConfigOnline(t *testing.T) {
 		more     string // lines added to the cloudstack section
 		secret   string // "" keeps the right one
 		offline  bool
+		top      string   // top-level sections added
 		wantErr  []string // "" means valid
 		wantOut  []string
 		calls    int // calls the simulator's fake must have seen
@@ -74,6 +78,11 @@ func TestCheckConfigOnline(t *testing.T) {
 		{name: "self-signed with ca_file", endpoint: tlsServer.URL + "/client/api", more: "  ca_file: " + caFile + "\n",
 			wantOut: []string{"CloudStack accepted the API keys"}},
 		{name: "unreachable", endpoint: closed, wantOut: []string{"CloudStack could not be reached", "so the API keys were not checked"}},
+		// With the database source the notifier still writes through the API: its keys are
+		// checked too (they were not while the API inventory source lent the notifier its client).
+		{name: "wrong secret, database source", endpoint: simEndpoint, secret: "wrong", calls: 1, top: databaseSource,
+			wantErr: []string{"401", "cloudstack.api_key and cloudstack.secret_key"}},
+		{name: "database source", endpoint: simEndpoint, calls: 1, top: databaseSource, wantOut: []string{"CloudStack accepted the API keys"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -81,7 +90,7 @@ func TestCheckConfigOnline(t *testing.T) {
 			if tt.secret != "" {
 				yml = replaceOnce(t, yml, "secret_key: "+e.sim.CloudStack.SecretKey(), "secret_key: "+tt.secret)
 			}
-			e.setConfig(yml)
+			e.setConfig(yml + tt.top)
 			e.sim.CloudStack.ResetCalls()
 			var out bytes.Buffer
 			err := CheckConfig(context.Background(), e.cfg, nil, tt.offline, &out)

@@ -11,7 +11,6 @@ import (
 
 	cs "github.com/apache/cloudstack-go/v2/cloudstack"
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
-	"github.com/cks-drift-exporter/cks-drift-exporter/collector/inventory/api"
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/nodes/ssh"
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
@@ -37,11 +36,11 @@ func Preflight(ctx context.Context, configFile string, w io.Writer, logger *slog
 	if src.close != nil {
 		defer func() { _ = src.close() }()
 	}
-	if api, ok := src.inventory.(*api.Source); ok {
-		if !p.apis(ctx, api.API(), cfg.CloudStack.Endpoint, preflightAPIs(cfg)) {
-			return p.done() // without the read APIs nothing below can pass
-		}
-		p.firstPage(ctx, api.API(), cfg.CloudStack.PageSize)
+	if !p.apis(ctx, src.api, cfg.CloudStack.Endpoint, preflightAPIs(cfg)) {
+		return p.done() // without the endpoint and the keys nothing below can pass
+	}
+	if cfg.Inventory.Source == config.SourceAPI {
+		p.firstPage(ctx, src.api, cfg.CloudStack.PageSize)
 	}
 	inv, err := src.inventory.Inventory(ctx)
 	if !p.check("inventory", inventoryCounts(inv), cloudstackapi.Hint(err)) {
@@ -81,7 +80,12 @@ func (p *preflight) done() int {
 // three the check cannot do without; without the fourth, kubelet versions are not compared), the
 // notifier's calls when it sends them.
 func preflightAPIs(cfg *config.Config) []string {
-	apis := []string{"listKubernetesClusters", "listVirtualMachines", "listPortForwardingRules", "listKubernetesSupportedVersions"}
+	// With the database source the API only writes (and gives kubeconfigs): the first name is
+	// asked first, to prove the endpoint and the keys.
+	apis := []string{"listKubernetesClusters"}
+	if cfg.Inventory.Source == config.SourceAPI {
+		apis = append(apis, "listVirtualMachines", "listPortForwardingRules", "listKubernetesSupportedVersions")
+	}
 	if cfg.Check.NodeSource == config.NodeSourceKubernetesAPI && cfg.KubernetesAPI.KubeconfigDir == "" {
 		apis = append(apis, "getKubernetesClusterConfig")
 	}

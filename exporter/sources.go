@@ -34,6 +34,7 @@ type NodeLister interface {
 
 // sources are the back ends one configuration needs; a reload builds new ones.
 type sources struct {
+	api       *cloudstackapi.Client // the one CloudStack client of this configuration
 	inventory InventorySource
 	nodes     NodeLister
 	listed    prometheus.Observer // observes the time of each node listing
@@ -57,29 +58,25 @@ func notifierOptions(cfg *config.Config) notifier.Options {
 // keeps the running configuration. Start-up, reload and --config.check (CheckConfig) all build
 // their back ends here, so that they judge a configuration alike.
 func newSources(cfg *config.Config, pins ssh.PinStore, sshMetrics *ssh.Metrics, apiMetrics *cloudstackapi.Metrics, logger *slog.Logger) (sources, error) {
-	inv, err := api.New(api.Options{
-		API: cloudstackapi.Options{
-			Endpoint:           cfg.CloudStack.Endpoint,
-			APIKey:             string(cfg.CloudStack.APIKey),
-			SecretKey:          string(cfg.CloudStack.SecretKey),
-			CAFile:             cfg.CloudStack.CAFile,
-			InsecureSkipVerify: cfg.CloudStack.InsecureSkipVerify,
-			Timeout:            cfg.CloudStack.Timeout,
-			Metrics:            apiMetrics,
-		},
-		PageSize:        cfg.CloudStack.PageSize,
-		IncludeProjects: cfg.Check.IncludeProjects,
-		SSHPort:         cfg.SSH.Port,
-		Logger:          logger,
+	// One CloudStack client, handed to whoever needs it: the API inventory source, the notifier's
+	// writer and the kubeconfigs of the Kubernetes API node source.
+	client, err := cloudstackapi.New(cloudstackapi.Options{
+		Endpoint:           cfg.CloudStack.Endpoint,
+		APIKey:             string(cfg.CloudStack.APIKey),
+		SecretKey:          string(cfg.CloudStack.SecretKey),
+		CAFile:             cfg.CloudStack.CAFile,
+		InsecureSkipVerify: cfg.CloudStack.InsecureSkipVerify,
+		Timeout:            cfg.CloudStack.Timeout,
+		Metrics:            apiMetrics,
 	})
 	if err != nil {
 		return sources{}, err
 	}
-	nodes, err := nodeLister(cfg, inv, pins, sshMetrics, logger)
+	nodes, err := nodeLister(cfg, api.Kubeconfigs{API: client}, pins, sshMetrics, logger)
 	if err != nil {
 		return sources{}, err
 	}
-	src := sources{inventory: inv, nodes: nodes, cloud: cloudstack.New(inv.API(), cfg.CloudStack.PageSize)}
+	src := sources{api: client, nodes: nodes, cloud: cloudstack.New(client, cfg.CloudStack.PageSize)}
 	if sshMetrics != nil {
 		src.listed = sshMetrics.ListDuration
 	}
@@ -97,19 +94,29 @@ func newSources(cfg *config.Config, pins ssh.PinStore, sshMetrics *ssh.Metrics, 
 			return sources{}, err // names the database and hides the password
 		}
 		src.inventory, src.close = db, db.Close
+		return src, nil
+	}
+	src.inventory, err = api.On(client, api.Options{
+		PageSize:        cfg.CloudStack.PageSize,
+		IncludeProjects: cfg.Check.IncludeProjects,
+		SSHPort:         cfg.SSH.Port,
+		Logger:          logger,
+	})
+	if err != nil {
+		return sources{}, err
 	}
 	return src, nil
 }
 
 // nodeLister builds the node source cfg names. With the Kubernetes API no SSH key is read, so
 // that an operator can run the exporter without one.
-func nodeLister(cfg *config.Config, inv *api.Source, pins ssh.PinStore, sshMetrics *ssh.Metrics, logger *slog.Logger) (NodeLister, error) {
+func nodeLister(cfg *config.Config, kubeconfigs kubeapi.ConfigSource, pins ssh.PinStore, sshMetrics *ssh.Metrics, logger *slog.Logger) (NodeLister, error) {
 	if cfg.Check.NodeSource == config.NodeSourceKubernetesAPI {
 		l, err := kubeapi.New(kubeapi.Options{
 			Timeout:       cfg.KubernetesAPI.Timeout,
 			MaxNodes:      cfg.SSH.MaxNodes,
 			KubeconfigDir: cfg.KubernetesAPI.KubeconfigDir,
-			Configs:       inv,
+			Configs:       kubeconfigs,
 			Logger:        logger,
 			Now:           time.Now,
 		})

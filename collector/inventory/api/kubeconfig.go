@@ -15,7 +15,16 @@ import (
 // credential; errors never carry them. CloudStack refuses with 530 while the cluster has none
 // yet ("Config not found", KubernetesClusterManagerImpl.getKubernetesClusterConfig at 4.17.0.0).
 func (s *Source) KubernetesClusterConfig(ctx context.Context, clusterID string) ([]byte, error) {
-	c := s.api.SDK(ctx)
+	return Kubeconfigs{API: s.api}.KubernetesClusterConfig(ctx, clusterID)
+}
+
+// Kubeconfigs asks CloudStack for clusters' kubeconfigs on a shared connection: the Kubernetes API
+// node source needs them whichever source reads the inventory.
+type Kubeconfigs struct{ API *cloudstackapi.Client }
+
+// KubernetesClusterConfig is Source.KubernetesClusterConfig.
+func (k Kubeconfigs) KubernetesClusterConfig(ctx context.Context, clusterID string) ([]byte, error) {
+	c := k.API.SDK(ctx)
 	p := c.Kubernetes.NewGetKubernetesClusterConfigParams()
 	p.SetId(clusterID)
 	var r *cs.GetKubernetesClusterConfigResponse

@@ -10,8 +10,8 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
 )
 
-// Options configure the inventory reader and its API connection with validated values (the
-// configuration owns the defaults); New refuses a zero PageSize instead of choosing one.
+// Options configure the inventory reader and, for New, its API connection with validated values
+// (the configuration owns the defaults); New and On refuse a zero PageSize instead of choosing one.
 type Options struct {
 	API             cloudstackapi.Options
 	PageSize        int
@@ -33,14 +33,22 @@ type Source struct {
 	ops      operations // when the operations of clusters in an operation state started
 }
 
-// New validates the options and prepares the API connection (TLS with an extra CA if given).
+// New validates the options and prepares an API connection of its own (TLS with an extra CA if
+// given), for tests and tools that read only the inventory.
 func New(o Options) (*Source, error) {
-	if o.PageSize <= 0 {
-		return nil, fmt.Errorf("cloudstack: page size %d is not positive", o.PageSize)
-	}
 	api, err := cloudstackapi.New(o.API)
 	if err != nil {
 		return nil, err
+	}
+	return On(api, o)
+}
+
+// On is New on a connection that others share: the exporter builds its one CloudStack client
+// and hands it to this source, the notifier's writer and the kubeconfigs alike. o.API is not
+// read.
+func On(api *cloudstackapi.Client, o Options) (*Source, error) {
+	if o.PageSize <= 0 {
+		return nil, fmt.Errorf("cloudstack: page size %d is not positive", o.PageSize)
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -51,5 +59,5 @@ func New(o Options) (*Source, error) {
 	return &Source{opts: o, api: api}, nil
 }
 
-// API returns the connection, so that the notifier's writer shares its transport.
+// API returns the connection the source reads with.
 func (s *Source) API() *cloudstackapi.Client { return s.api }
