@@ -104,6 +104,13 @@ func serviceAccountFromDocs(t *testing.T, cp *controlplanetest.ControlPlane, clu
 			t.Errorf("%s is %s, want %s %s", p.path, got, p.mode, p.owner)
 		}
 	}
+	// The service account may list nodes and nothing else: not get one, not list pods.
+	conf := filepath.Join(dir, clusterID+".conf")
+	for _, args := range [][]string{{"get", "node", realNodes[0].Name}, {"get", "pods", "-A"}} {
+		if _, stderr, err := cp.RunKubectl(nil, append([]string{"--kubeconfig", conf}, args...)...); err == nil || !strings.Contains(stderr, "Forbidden") {
+			t.Errorf("kubectl %s with the service account's kubeconfig: %v %s, want Forbidden", strings.Join(args, " "), err, stderr)
+		}
+	}
 	return dir
 }
 
