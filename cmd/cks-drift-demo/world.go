@@ -10,10 +10,11 @@ import (
 
 // buildWorld creates seven clusters: three healthy (one of them created before 4.16, with -master
 // names, reached as the user core that CloudStack recorded for it), one with a missing map row
-// (unmapped_vm), one with a running VM that is not a Kubernetes node (vm_not_a_node), one in the
-// middle of a scale-up (skipped), and one that CloudStack shows upgraded to 1.24.0 while its
-// nodes still run kubelet v1.23.3 (node_version_mismatch, versionSkew). With apis, every cluster
-// also gets a Kubernetes API server.
+// (unmapped_vm), one with a running VM that is not a Kubernetes node (vm_not_a_node), one left in
+// Scaling by a scale asked for three hours ago (skipped, and stuck_in_operation), and one that
+// CloudStack shows upgraded to 1.24.0 while its nodes still run kubelet v1.23.3
+// (node_version_mismatch, versionSkew). With apis, every cluster also gets a Kubernetes API
+// server.
 func buildWorld(sim *simulator.Simulator, apis *kubeAPIs) error {
 	specs := []simulator.ClusterSpec{
 		{Name: "prod-east", Controls: 3, Workers: 2},
@@ -39,6 +40,10 @@ func buildWorld(sim *simulator.Simulator, apis *kubeAPIs) error {
 	}
 	a := clusters["analytics"]
 	if _, err := sim.DeleteMapRow(a.ID, a.VMs[len(a.VMs)-1]); err != nil {
+		return err
+	}
+	// A scale that never finished: CloudStack's event says it was asked for three hours ago.
+	if err := sim.StartOperation(clusters["staging"].ID, "Scaling", time.Now().Add(-3*time.Hour)); err != nil {
 		return err
 	}
 	ci := clusters["ci-runners"]

@@ -71,6 +71,7 @@ func (s *Source) assemble(r rows) collector.Inventory {
 			ControlNodes: int(k.control), WorkerNodes: int(k.workers), EtcdNodes: int(k.etcd.Int64),
 			MapRowsVisible:    true,
 			KubernetesVersion: k.semanticVersion.String,
+			OperationStarted:  utc(k.operationStarted),
 		}
 		maps := mapsByCluster[k.id]
 		for _, m := range maps {

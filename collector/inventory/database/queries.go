@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
@@ -44,14 +46,17 @@ type columns struct {
 	// only the columns the account may read, so an account set up before the exporter read
 	// versions (without SELECT on kubernetes_supported_version) keeps working, without them.
 	versions bool
+	// events: the event table is readable (its description column; an account without SELECT
+	// on it reads everything else), and eventResource its resource_id (4.17 on).
+	events, eventResource bool
 }
 
 const columnsQuery = `SELECT table_name, column_name FROM information_schema.columns
 WHERE table_schema = DATABASE()
-  AND table_name IN ('kubernetes_cluster', 'kubernetes_cluster_vm_map', 'kubernetes_supported_version')
+  AND table_name IN ('kubernetes_cluster', 'kubernetes_cluster_vm_map', 'kubernetes_supported_version', 'event')
   AND column_name IN ('control_node_count', 'master_node_count', 'cluster_type', 'etcd_node_count',
                       'control_node', 'etcd_node', 'external_node', 'kubernetes_version_id', 'semantic_version',
-                      'kubernetes_node_version')`
+                      'kubernetes_node_version', 'description', 'resource_id')`
 
 // errNoCKS is returned when the database has no kubernetes_cluster table CKS could have made.
 var errNoCKS = errors.New("no kubernetes_cluster table with a control or master node count: the DSN must name CloudStack's database (4.14 or later)")
@@ -60,7 +65,7 @@ func (c columns) clustersQuery() string {
 	return `SELECT k.id, k.uuid, k.name, k.state, ` + pick(c.clusterType, "k.cluster_type", "NULL") + `,
   k.` + c.controlCount + `, k.node_count, ` + pick(c.etcdCount, "k.etcd_node_count", "NULL") + `, k.created,
   dc.uuid, dc.name, a.account_name, a.type, d.uuid, d.name, p.uuid, p.name, k.network_id, n.uuid, n.guest_type,
-  ` + pick(c.versions, "kv.semantic_version", "NULL") + `
+  ` + pick(c.versions, "kv.semantic_version", "NULL") + `, ` + c.operationStarted() + `
 FROM kubernetes_cluster k` + pick(c.versions, `
 LEFT JOIN kubernetes_supported_version kv ON kv.id = k.kubernetes_version_id AND kv.removed IS NULL`, "") + `
 LEFT JOIN data_center dc ON dc.id = k.zone_id
@@ -136,6 +141,47 @@ LEFT JOIN networks n ON n.id = nc.network_id
 WHERE nc.removed IS NULL AND nc.instance_id IN (` + mappedVMs + `)
 ORDER BY nc.id`
 
+// operationStarted is the column of when the operation of a cluster in an operation state was
+// asked for: the newest Scheduled or Started event of the state's commands that names the cluster
+// (collector.OperationEvents; the description ends in its uuid, or for the create in its
+// internal id, or 4.21's node commands name it as their resource). event.type is indexed
+// (i_event__type_id, create-schema.sql at 4.14.0.0) and the look-up runs only for clusters in such
+// a state; archived events are left out, as listEvents does. NULL without the event table.
+func (c columns) operationStarted() string {
+	if !c.events {
+		return "NULL"
+	}
+	states := make([]string, 0, len(collector.OperationEvents))
+	for state := range collector.OperationEvents {
+		states = append(states, state)
+	}
+	sort.Strings(states)
+	var b strings.Builder
+	b.WriteString("CASE k.state")
+	for _, state := range states {
+		var names []string
+		for _, e := range collector.OperationEvents[state] {
+			switch e.Names {
+			case collector.NamedByUUID:
+				names = append(names, "(e.type = '"+e.Type+"' AND e.description LIKE CONCAT('%', k.uuid))")
+			case collector.NamedByInternalID:
+				names = append(names, "(e.type = '"+e.Type+"' AND e.description LIKE CONCAT('%Cluster Id: ', k.id))")
+			case collector.NamedAsResource:
+				if c.eventResource {
+					names = append(names, "(e.type = '"+e.Type+"' AND e.resource_type = 'KubernetesCluster' AND e.resource_id = k.id)")
+				}
+			}
+		}
+		if len(names) == 0 {
+			continue
+		}
+		b.WriteString("\n    WHEN '" + state + "' THEN (SELECT MAX(e.created) FROM event e WHERE e.archived = 0 AND e.state IN ('Scheduled', 'Started')\n      AND (" +
+			strings.Join(names, " OR ") + "))")
+	}
+	b.WriteString("\n  END")
+	return b.String()
+}
+
 func pick(ok bool, column, otherwise string) string {
 	if ok {
 		return column
@@ -157,6 +203,7 @@ type clusterRow struct {
 	networkID                      sql.NullInt64
 	networkUUID, guestType         sql.NullString
 	semanticVersion                sql.NullString // of the cluster's version; NULL: unknown
+	operationStarted               sql.NullTime   // see columns.operationStarted
 }
 
 type mapRow struct {
@@ -248,6 +295,8 @@ func (r reader) read(ctx context.Context) (out rows, step string, err error) {
 		mapVersion:  present[[2]string{"kubernetes_cluster_vm_map", "kubernetes_node_version"}],
 		versions: present[[2]string{"kubernetes_cluster", "kubernetes_version_id"}] &&
 			present[[2]string{"kubernetes_supported_version", "semantic_version"}],
+		events:        present[[2]string{"event", "description"}],
+		eventResource: present[[2]string{"event", "resource_id"}],
 	}
 	switch {
 	case present[[2]string{"kubernetes_cluster", "control_node_count"}]:
@@ -263,7 +312,7 @@ func (r reader) read(ctx context.Context) (out rows, step string, err error) {
 		var k clusterRow
 		err := res.Scan(&k.id, &k.uuid, &k.name, &k.state, &k.clusterType, &k.control, &k.workers, &k.etcd, &k.created,
 			&k.zoneUUID, &k.zoneName, &k.accountName, &k.accountType, &k.domainUUID, &k.domainName,
-			&k.projectUUID, &k.projectName, &k.networkID, &k.networkUUID, &k.guestType, &k.semanticVersion)
+			&k.projectUUID, &k.projectName, &k.networkID, &k.networkUUID, &k.guestType, &k.semanticVersion, &k.operationStarted)
 		out.clusters = append(out.clusters, k)
 		return err
 	}); err != nil {

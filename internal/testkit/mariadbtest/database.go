@@ -62,7 +62,10 @@ func (v Version) downgrade() []string {
 			"ALTER TABLE `kubernetes_cluster_vm_map` DROP COLUMN `etcd_node`, DROP COLUMN `external_node`, DROP COLUMN `kubernetes_node_version`")
 	}
 	if v < V4_19 {
-		stmts = append(stmts, "ALTER TABLE `kubernetes_cluster` DROP COLUMN `cluster_type`")
+		// event.resource_id and resource_type came in 4.17, within V4_16's lines; CKS's commands
+		// fill them from 4.21 on only, so V4_16 goes without them.
+		stmts = append(stmts, "ALTER TABLE `kubernetes_cluster` DROP COLUMN `cluster_type`",
+			"ALTER TABLE `event` DROP COLUMN `resource_id`, DROP COLUMN `resource_type`")
 	}
 	if v < V4_16 {
 		stmts = append(stmts,

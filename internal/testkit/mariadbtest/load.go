@@ -150,7 +150,18 @@ func (w *World) tables(v Version) []table {
 	for _, n := range w.Nics {
 		nics.rows = append(nics.rows, []any{n.ID, n.VM.ID, n.Address, n.Network.ID, n.Default, removedAt(n.Removed, time.Unix(0, 0).UTC())})
 	}
-	return []table{domains, accounts, projects, zones, networks, vms, userVMs, details, versions, clusters, maps, ips, firewall, forwarding, nics}
+	events := table{name: "event", cols: []string{"id", "uuid", "type", "state", "description", "created", "level", "archived"}}
+	if v >= V4_19 {
+		events.cols = append(events.cols, "resource_id", "resource_type")
+	}
+	for _, e := range w.Events {
+		row := []any{e.ID, e.UUID, e.Type, e.State, e.Description, e.Created, "INFO", e.Archived}
+		if v >= V4_19 {
+			row = append(row, e.ResourceID, e.ResourceType)
+		}
+		events.rows = append(events.rows, row)
+	}
+	return []table{domains, accounts, projects, zones, networks, vms, userVMs, details, versions, clusters, maps, ips, firewall, forwarding, nics, events}
 }
 
 // insert writes a table's rows with multi-row INSERTs of at most 500 rows.

@@ -174,3 +174,21 @@ CREATE TABLE `nics` (
   `removed` datetime COMMENT 'date removed if not null',
   PRIMARY KEY (`id`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8;
+
+-- create-schema.sql (setup/db/create-schema.sql at 4.14.0.0: its type index included); archived
+-- from schema-410to420.sql; resource_id and resource_type from schema-41610to41700.sql (4.17).
+-- The part the stuck check reads: when the command of a cluster's operation was submitted.
+CREATE TABLE `event` (
+  `id` bigint unsigned NOT NULL auto_increment,
+  `uuid` varchar(40),
+  `type` varchar(32) NOT NULL,
+  `state` varchar(32) NOT NULL DEFAULT 'Completed',
+  `description` varchar(1024) NOT NULL,
+  `resource_id` bigint unsigned COMMENT 'ID of the resource associated with the event',
+  `resource_type` varchar(32) COMMENT 'Type of the resource associated with the event',
+  `created` datetime NOT NULL,
+  `level` varchar(16) NOT NULL,
+  `archived` tinyint(1) unsigned NOT NULL DEFAULT 0,
+  PRIMARY KEY (`id`),
+  INDEX `i_event__type_id`(`type`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8;

@@ -25,6 +25,8 @@ type World struct {
 	Nics     []*Nic
 	// KubernetesVersions are the kubernetes_supported_version rows (versions.go).
 	KubernetesVersions []*KubernetesVersion
+	// Events are event rows (AddOperationEvent).
+	Events []*Event
 
 	Root *Domain // ROOT, the domain of every account the builders create
 	Zone *Zone   // zone1, the zone of every cluster the builders create
