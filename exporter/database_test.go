@@ -24,7 +24,7 @@ func TestMain(m *testing.M) { os.Exit(mariadbtest.Main(m)) }
 var readTables = []string{
 	"kubernetes_cluster", "kubernetes_cluster_vm_map", "vm_instance", "user_vm", "user_vm_details", "account", "domain",
 	"projects", "data_center", "networks", "user_ip_address", "firewall_rules", "port_forwarding_rules", "nics",
-	"kubernetes_supported_version",
+	"kubernetes_supported_version", "event",
 }
 
 // e2ePassword is the exporter's database password: distinctive, with the characters a DSN parser
