@@ -27,6 +27,10 @@ const fieldSize = 1<<20 - 64
 // hostile returns, for a shape, the handler of an API server whose nodes are named names.
 func hostile(shape string, size int) (func(names []string) http.HandlerFunc, error) {
 	switch shape {
+	case "clean":
+		return func(names []string) http.HandlerFunc {
+			return func(w http.ResponseWriter, _ *http.Request) { writePadded(w, names, "", 0) }
+		}, nil
 	case "one":
 		return func(names []string) http.HandlerFunc {
 			return func(w http.ResponseWriter, _ *http.Request) { writePadded(w, names, "", size) }

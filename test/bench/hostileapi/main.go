@@ -6,6 +6,7 @@
 // (VmHWM in /proc/PID/status) after its first cycle, its CPU time, the bytes it read and how the
 // node sides ended, for each answer shape:
 //
+//   - clean: what a real API server answers, the cluster's three nodes (the baseline);
 //   - one: a single answer of -size bytes (three nodes, the last with an image list that runs on);
 //   - paged: four pages of -size/4 bytes, each a valid page under the exporter's page bound, with
 //     a continue token to the next, so that every byte is read;
@@ -43,7 +44,7 @@ func main() {
 	var (
 		bin     = flag.String("exporter", "./cks-drift-exporter", "the exporter binary (make build)")
 		conc    = flag.String("concurrency", "16,64", "check.concurrency of each run, comma-separated; each run has as many clusters and API servers")
-		shapes  = flag.String("shapes", "one,paged,fat", "answer shapes, comma-separated (one, paged, fat)")
+		shapes  = flag.String("shapes", "clean,one,paged,fat", "answer shapes, comma-separated (clean, one, paged, fat)")
 		size    = flag.Int("size", 100<<20, "bytes of each API server's answer (of all its pages)")
 		timeout = flag.Duration("timeout", 5*time.Minute, "kubernetes_api.timeout, long enough that the answers are read, not cut by the deadline")
 		dir     = flag.String("dir", "", "folder for the configurations and logs (default: a new temporary one)")
