@@ -20,7 +20,7 @@ var (
 	cyclesDesc      = desc("cycles_total", "Check cycles run since the exporter started.")
 	cycleFailDesc   = desc("cycle_failures_total", "Check cycles that could not read the inventory from CloudStack since the exporter started.")
 	clusterInfoDesc = desc("cluster_info", "Every CKS cluster seen in the last successful cycle, with its attributes (cached).", "cluster_id", "cluster_name", "zone_name", "account", "domain", "project", "state", "cluster_type")
-	stateSinceDesc  = desc("cluster_state_since_timestamp_seconds", "Unix time since which the cluster has been in its current state (the state label of cks_drift_cluster_info), as far as the exporter knows: the first cycle that saw it there, kept across restarts, or earlier where CloudStack records when the operation started (cached from the last cycle).", "cluster_id", "cluster_name")
+	stateSinceDesc  = desc("cluster_state_since_timestamp_seconds", "Unix time since which the cluster has been in its current state (the state label of cks_drift_cluster_info), as far as the exporter knows: the first cycle that saw it there (kept across restarts for an operation state such as Scaling), or earlier where CloudStack records when the operation started (cached from the last cycle).", "cluster_id", "cluster_name")
 	checkedDesc     = desc("cluster_checked", "1 if the cluster was checked in the last cycle, 0 if it was skipped (cached).", "cluster_id", "cluster_name")
 	reachableDesc   = desc("kubectl_reachable", "1 if the cluster's node list was read with kubectl in its last check (cached).", "cluster_id", "cluster_name")
 	findingsDesc    = desc("findings", "Active findings of VM map drift per cluster and kind (cached from the last cycle).", "cluster_id", "cluster_name", "kind")
