@@ -117,8 +117,11 @@ func listVersions(c *cs.CloudStackClient, size int) (map[string]string, error) {
 	return nil, fmt.Errorf("list kubernetes versions: still full pages after %d pages of %d", maxPages, size)
 }
 
-// requestVersions asks for one page of listKubernetesSupportedVersions. The command has no
-// listall or projectid: every caller sees every version.
+// requestVersions asks for one page of listKubernetesSupportedVersions through cloudstack-go
+// v2.19.0, which signs and sends it. Its typed ListKubernetesSupportedVersions is not used: its
+// strict struct would fail a whole page on one field of an unexpected type, as the SDK's structs
+// of the other lists do (wire.go), and only two fields are needed. The command has no listall or
+// projectid: every caller sees every version.
 func requestVersions(c *cs.CloudStackClient, page, size int) (json.RawMessage, error) {
 	p := &cs.CustomServiceParams{}
 	p.SetParam("page", page)
