@@ -21,6 +21,8 @@ type Announcer interface {
 	// StateSince is the time since which the announcer remembers a cluster in a state, across
 	// restarts.
 	StateSince(clusterID, state string) (time.Time, bool)
+	// Announced is what the announcer holds announced of a cluster's VM and node sides.
+	Announced(clusterID string) (vm, node []collector.Finding)
 	// Notify reads the statuses; it never changes them.
 	Notify(ctx context.Context, statuses []collector.ClusterStatus)
 }
@@ -64,6 +66,7 @@ func cycle(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, sr
 	var memory collector.StateMemory
 	if announcer != nil {
 		memory = announcer.StateSince
+		collector.RestoreSkipped(next.Clusters, prev.Clusters, announcer.Announced)
 	}
 	collector.MarkStates(next.Clusters, prev.Clusters, memory, next.Start, cfg.Check.StuckAfter) // before the accept rules: they may accept what it finds
 	next.Clusters, next.AcceptRules = collector.Accept(next.Clusters, inv.Clusters, cfg.Rules(), next.Start)

@@ -19,7 +19,8 @@ import (
 // unmapped VM. Each is stuck_in_operation past check.stuck_after, announced once (WARN line,
 // [WARN] annotation, alert), since when on /metrics and /findings; the unmapped VM stays as it
 // was, neither cleared nor announced again. A restart keeps the times (from the state file, with
-// CloudStack's events gone) and announces nothing again. Back in Running: the [INFO]
+// CloudStack's events gone) and the unmapped VM of the skipped cluster, and announces nothing
+// again. Back in Running: the [INFO]
 // annotation, the finding gone, the unmapped VM compared again and not announced again.
 func TestStuckInOperation(t *testing.T) {
 	e, cs := newEnv(t, simulator.ClusterSpec{Name: "test"}, simulator.ClusterSpec{Name: "other"})
@@ -68,6 +69,9 @@ func TestStuckInOperation(t *testing.T) {
 	}
 	checkSince(t, e, test.ID, "test", scaling, true)
 	checkSince(t, e, other.ID, "other", upgrading, true)
+	if f := e.findings(); !slices.Equal(f, []string{"other stuck_in_operation ", stuck, unmapped}) {
+		t.Fatalf("findings after a restart: %v, want the skipped cluster's unmapped VM still there", f)
+	}
 
 	if err := e.sim.SetClusterState(test.ID, "Running"); err != nil {
 		t.Fatal(err)

@@ -68,6 +68,11 @@ type Announcement struct {
 	Kind       collector.Kind `json:"kind"`
 	Message    string         `json:"message"`
 	FirstSeen  time.Time      `json:"first_seen"`
+	// VMID and VMName are the finding's, so that after a restart a skipped cluster still shows
+	// the findings it had (see Notifier.Announced); states written before they were kept have
+	// neither.
+	VMID   string `json:"vm_id,omitempty"`
+	VMName string `json:"vm_name,omitempty"`
 	Annotation Part           `json:"annotation"`
 	Alert      Part           `json:"alert"`
 	AlertType  int            `json:"alert_type,omitempty"`
@@ -189,7 +194,7 @@ func (s *State) updateSide(cs *ClusterState, c collector.Cluster, side collector
 		if _, known := ss.Findings[key]; known {
 			continue
 		}
-		ss.Findings[key] = &Announcement{Kind: f.Kind, Message: f.Message, FirstSeen: f.FirstSeen}
+		ss.Findings[key] = &Announcement{Kind: f.Kind, Message: f.Message, FirstSeen: f.FirstSeen, VMID: f.VMID, VMName: f.VMName}
 		events = append(events, Event{ClusterID: c.ID, Cluster: c.Name, Side: side, Finding: f})
 	}
 	hadFindings := len(ss.Findings) > 0

@@ -79,3 +79,36 @@ func (s *State) updateOperation(cs *ClusterState, c collector.Cluster, findings 
 	}
 	return events
 }
+
+// Announced returns the findings of a cluster's VM and node sides that the notifier keeps
+// announced, as the cycle that found them had them (kind, VM, message, first seen), so that a
+// cluster skipped in the first cycle after a restart keeps showing them, as it would have
+// without the restart. Announcements of an older state file, which name no VM, are left out
+// unless their kind is about the whole cluster.
+func (n *Notifier) Announced(clusterID string) (vm, node []collector.Finding) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	cs := n.state.Clusters[clusterID]
+	if cs == nil {
+		return nil, nil
+	}
+	for _, side := range []collector.Side{collector.SideVM, collector.SideNode} {
+		ss := cs.Sides[side]
+		if ss == nil {
+			continue
+		}
+		for _, key := range sortedKeys(ss.Findings) {
+			a := ss.Findings[key]
+			f := collector.Finding{Kind: a.Kind, VMID: a.VMID, VMName: a.VMName, Message: a.Message, FirstSeen: a.FirstSeen}
+			if f.Key() != key { // an older state's announcement: its VM is not known
+				continue
+			}
+			if side == collector.SideNode {
+				node = append(node, f)
+			} else {
+				vm = append(vm, f)
+			}
+		}
+	}
+	return vm, node
+}

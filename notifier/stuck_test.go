@@ -95,3 +95,22 @@ func TestStuckTurnedOff(t *testing.T) {
 		t.Errorf("state still holds %+v", e.saved(t).Clusters)
 	}
 }
+
+// TestAnnouncedAfterRestart: what the notifier holds announced of a cluster comes back with its
+// VM, which the state file keeps.
+func TestAnnouncedAfterRestart(t *testing.T) {
+	t.Parallel()
+	e := newNotifierEnv(t, notifier.Options{})
+	unmapped := collector.Finding{Kind: collector.KindUnmappedVM, VMID: "v1", VMName: "prod-node-x", Message: "unmapped", FirstSeen: e.clock().UTC()}
+	ghost := collector.Finding{Kind: collector.KindNodeWithoutVM, VMName: "ghost", Message: "ghost", FirstSeen: e.clock().UTC()}
+	e.notify(e.status(unmapped, ghost))
+	vm, node := e.n.Announced(e.cluster.ID)
+	if len(vm) != 1 || vm[0].Key() != unmapped.Key() || vm[0].VMName != "prod-node-x" || len(node) != 1 || node[0].Key() != ghost.Key() {
+		t.Fatalf("Announced = %+v, %+v", vm, node)
+	}
+	saved := e.saved(t)
+	a := saved.Clusters[e.cluster.ID].Sides[collector.SideVM].Findings[unmapped.Key()]
+	if a.VMID != "v1" || a.VMName != "prod-node-x" {
+		t.Errorf("state file: %+v, want the VM kept", a)
+	}
+}
