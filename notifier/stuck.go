@@ -69,7 +69,9 @@ func (s *State) updateOperation(cs *ClusterState, c collector.Cluster, findings 
 	if ss == nil {
 		return events
 	}
-	if len(findings) > 0 || (accepted && ss.State == "") {
+	// The state the cluster is stuck in; in alertmanager mode the finding outlives the state
+	// until Alertmanager resolves it, and the state it was stuck in is kept.
+	if (len(findings) > 0 || (accepted && ss.State == "")) && collector.OperationState(c.State) {
 		ss.State = c.State
 	}
 	for i := range events {
