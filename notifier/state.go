@@ -65,18 +65,18 @@ type SideState struct {
 // Announcement tracks one finding's announcement, part by part: a part is done only when
 // CloudStack accepted it, and a done part is never sent again.
 type Announcement struct {
-	Kind       collector.Kind `json:"kind"`
-	Message    string         `json:"message"`
-	FirstSeen  time.Time      `json:"first_seen"`
+	Kind      collector.Kind `json:"kind"`
+	Message   string         `json:"message"`
+	FirstSeen time.Time      `json:"first_seen"`
 	// VMID and VMName are the finding's, so that after a restart a skipped cluster still shows
 	// the findings it had (see Notifier.Announced); states written before they were kept have
 	// neither.
-	VMID   string `json:"vm_id,omitempty"`
-	VMName string `json:"vm_name,omitempty"`
-	Annotation Part           `json:"annotation"`
-	Alert      Part           `json:"alert"`
-	AlertType  int            `json:"alert_type,omitempty"`
-	Capped     bool           `json:"capped,omitempty"`
+	VMID       string `json:"vm_id,omitempty"`
+	VMName     string `json:"vm_name,omitempty"`
+	Annotation Part   `json:"annotation"`
+	Alert      Part   `json:"alert"`
+	AlertType  int    `json:"alert_type,omitempty"`
+	Capped     bool   `json:"capped,omitempty"`
 	// AnnotationCapped: the annotation cap kept this finding from an annotation of its own; the
 	// cluster's summary annotation counts it.
 	AnnotationCapped bool `json:"annotation_capped,omitempty"`
