@@ -39,7 +39,7 @@ func TestOnceTableCapsWidths(t *testing.T) {
 	}
 	for _, want := range []string{
 		report.CapWidth(longName, report.MaxClusterColumn),
-		"2 findings in 2 of 2 checked clusters: unmapped_vm 2; 0 skipped, 0 with kubectl unreachable (2 clusters in all)",
+		"2 findings in 2 clusters of 2: unmapped_vm 2; 2 checked, 0 skipped, 0 with kubectl unreachable",
 		"--once.format=wide",
 	} {
 		if !strings.Contains(out, want) {

@@ -75,10 +75,12 @@ func WriteTable(w io.Writer, report Report, wide bool) {
 // summaryLine counts the clusters and findings of a cycle in one sentence.
 func summaryLine(s Summary) string {
 	var b strings.Builder
+	// A skipped cluster has findings too (those it had, kept, and stuck_in_operation): the
+	// clusters with findings are counted among all clusters, not among the checked ones.
 	if s.Findings == 0 {
 		fmt.Fprintf(&b, "No drift found in %s", plural(s.Checked, "cluster"))
 	} else {
-		fmt.Fprintf(&b, "%s in %d of %s:", plural(s.Findings, "finding"), s.ClustersWithFindings, plural(s.Checked, "checked cluster"))
+		fmt.Fprintf(&b, "%s in %s of %d:", plural(s.Findings, "finding"), plural(s.ClustersWithFindings, "cluster"), s.Clusters)
 		sep := " "
 		for _, k := range collector.Kinds {
 			if n := s.ByKind[k]; n > 0 {
@@ -87,7 +89,11 @@ func summaryLine(s Summary) string {
 			}
 		}
 	}
-	fmt.Fprintf(&b, "; %d skipped, %d with kubectl unreachable (%s in all)", s.Skipped, s.Unreachable, plural(s.Clusters, "cluster"))
+	if s.Findings == 0 {
+		fmt.Fprintf(&b, "; %d skipped, %d with kubectl unreachable (%s in all)", s.Skipped, s.Unreachable, plural(s.Clusters, "cluster"))
+	} else {
+		fmt.Fprintf(&b, "; %d checked, %d skipped, %d with kubectl unreachable", s.Checked, s.Skipped, s.Unreachable)
+	}
 	return b.String()
 }
 
