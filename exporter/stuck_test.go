@@ -127,3 +127,45 @@ func linesWith(lines []logLine, msg string) int {
 	}
 	return n
 }
+
+// TestStuckAfterOnReload: check.stuck_after is read on every reload. 0 turns the finding off
+// without a resolution (the cluster is still in its state, so "no longer stuck" would not be
+// true), and its alert is archived; back at 1h the finding is new and announced once again.
+func TestStuckAfterOnReload(t *testing.T) {
+	e, cs := newEnv(t, simulator.ClusterSpec{Name: "test"})
+	since := time.Now().Add(-2 * time.Hour).UTC().Truncate(time.Second)
+	if err := e.sim.StartOperation(cs[0].ID, "Starting", since); err != nil {
+		t.Fatal(err)
+	}
+	e.writeConfig("  interval: 100ms\n  stuck_after: 1h\n", "")
+	e.start()
+	stuck := []string{"test stuck_in_operation "}
+	e.waitFor("stuck_in_operation", func() bool { return slices.Equal(e.findings(), stuck) })
+	e.nextCycles(2)
+	announced := "addAnnotation " + notifier.WarnAnnotation("Kubernetes cluster test has been in state Starting since "+since.Format(time.RFC3339)+", longer than 1h")
+	if w := e.writes(); count(w, announced) != 1 {
+		t.Fatalf("writes: %q", w)
+	}
+	written := len(e.writes())
+
+	e.editConfig("  stuck_after: 1h\n", "  stuck_after: 0s\n")
+	e.postReload()
+	e.waitFor("the finding to go", func() bool { return len(e.findings()) == 0 })
+	e.nextCycles(2)
+	if w := e.writes()[written:]; count(w, "[INFO]") != 0 || count(w, "archiveAlerts") != 1 {
+		t.Fatalf("writes once stuck_after is 0: %q, want only the alert archived", w)
+	}
+	key := `cks_drift_cluster_state_since_timestamp_seconds{cluster_id="` + cs[0].ID + `",cluster_name="test"}`
+	if got := e.metrics()[key]; got != float64(since.Unix()) { // not stuck, still timed from the event
+		t.Errorf("%s = %v, want %d", key, got, since.Unix())
+	}
+	written = len(e.writes())
+
+	e.editConfig("  stuck_after: 0s\n", "  stuck_after: 1h\n")
+	e.postReload()
+	e.waitFor("stuck_in_operation again", func() bool { return slices.Equal(e.findings(), stuck) })
+	e.nextCycles(2)
+	if w := e.writes()[written:]; count(w, announced) != 1 {
+		t.Fatalf("writes once stuck_after is 1h again: %q", w)
+	}
+}
