@@ -12,7 +12,8 @@ import (
 // Recovering, Destroying) and any a build adds, is an operation state: CKS leaves it when the
 // operation ends, and a cluster that stays there is stuck (a failed scale left in Scaling,
 // apache/cloudstack#7920 and #12565; a start left in Starting, #6094 and #5999).
-// KubernetesCluster.java (4.14.0.0 to 4.22) defines the states and their transitions.
+// KubernetesCluster.java defines the states and their transitions (read at 4.14.0.0, 4.17.0.0 and
+// on the main branch; 4.21 adds Importing and RemovingNodes).
 var settledStates = map[string]bool{
 	"Created": true, "Running": true, "Alert": true, "Stopped": true, "Error": true, "Destroyed": true,
 }
@@ -100,26 +101,29 @@ type EventNaming int
 
 const (
 	// NamedByUUID: the description ends in the cluster's uuid ("Scaling Kubernetes cluster ID:
-	// <uuid>"; the Start, Stop, Scale, Upgrade and Delete commands' getEventDescription, 4.14.0.0
-	// to 4.22).
+	// <uuid>"; the Start, Stop, Scale, Upgrade and Delete commands' getEventDescription, read at
+	// 4.14.0.0, 4.17.0.0, on the 4.18 branch and on main).
 	NamedByUUID EventNaming = iota
 	// NamedByInternalID: the description ends in the cluster's internal id ("Creating Kubernetes
 	// cluster. Cluster Id: <id>", CreateKubernetesClusterCmd, "creating" at 4.14.0.0): only a
 	// source that reads the database knows it.
 	NamedByInternalID
 	// NamedAsResource: the event's resource is the cluster (4.21's addNodesToKubernetesCluster and
-	// removeNodesFromKubernetesCluster override getApiResourceId and getApiResourceType).
+	// removeNodesFromKubernetesCluster override getApiResourceId and getApiResourceType; read for
+	// removeNodes on main, and taken to hold for addNodes too: unconfirmed).
 	NamedAsResource
 )
 
 // OperationEvents lists, by operation state, the events whose latest one tells when the
 // operation started. Recovering has none: CKS's state scanner starts it without a command.
 var OperationEvents = map[string][]OperationEvent{
-	"Starting":      {{Type: "KUBERNETES.CLUSTER.START"}, {Type: "KUBERNETES.CLUSTER.CREATE", Names: NamedByInternalID}},
-	"Stopping":      {{Type: "KUBERNETES.CLUSTER.STOP"}},
-	"Scaling":       {{Type: "KUBERNETES.CLUSTER.SCALE"}},
-	"Upgrading":     {{Type: "KUBERNETES.CLUSTER.UPGRADE"}},
-	"Destroying":    {{Type: "KUBERNETES.CLUSTER.DELETE"}},
+	"Starting":   {{Type: "KUBERNETES.CLUSTER.START"}, {Type: "KUBERNETES.CLUSTER.CREATE", Names: NamedByInternalID}},
+	"Stopping":   {{Type: "KUBERNETES.CLUSTER.STOP"}},
+	"Scaling":    {{Type: "KUBERNETES.CLUSTER.SCALE"}},
+	"Upgrading":  {{Type: "KUBERNETES.CLUSTER.UPGRADE"}},
+	"Destroying": {{Type: "KUBERNETES.CLUSTER.DELETE"}},
+	// Importing as the state of addNodesToKubernetesCluster is unconfirmed; an event that is not
+	// there only leaves the exporter's own first sighting.
 	"Importing":     {{Type: "KUBERNETES.CLUSTER.NODES.ADD", Names: NamedAsResource}},
 	"RemovingNodes": {{Type: "KUBERNETES.CLUSTER.NODES.REMOVE", Names: NamedAsResource}},
 }
