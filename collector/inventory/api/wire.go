@@ -163,9 +163,11 @@ type wireVM struct {
 	Etcd      flag          `json:"isetcdnode"`
 	External  flag          `json:"isexternalnode"`
 	// NodeVersion is KubernetesUserVmResponse's node version (4.21 on, ApiConstants
-	// .KUBERNETES_NODE_VERSION, the map row's kubernetes_node_version). Its JSON name is
-	// unconfirmed: read as ApiConstants names KUBERNETES_VERSION_ID "kubernetesversionid"; under
-	// another name it reads as empty and every node is compared with the cluster's version.
+	// .KUBERNETES_NODE_VERSION, the map row's kubernetes_node_version). The Apache copies of
+	// ApiConstants read here predate it; its JSON name is the one CloudStack's UI of the 4.21 line
+	// reads from the cluster's VM entries (ui/src/views/compute/KubernetesServiceTab.vue, the
+	// column dataIndex 'kubernetesnodeversion', seen in a fork that follows 4.21). Under another
+	// name it would read as empty and every node would be compared with the cluster's version.
 	NodeVersion text `json:"kubernetesnodeversion"`
 }
 
