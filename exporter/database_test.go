@@ -187,16 +187,7 @@ func TestScenario3FromTheDatabase(t *testing.T) {
 	t.Setenv("CKS_DRIFT_E2E_DSN", dsn)
 
 	e.writeConfig("  interval: 100ms\n", "")
-	f, err := os.OpenFile(e.cfg, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteString("inventory:\n  source: database\ndatabase:\n  dsn: ${CKS_DRIFT_E2E_DSN}\n  query_timeout: 5s\n"); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	e.useDatabase()
 	e.start()
 
 	// 1: baseline over three cycles: both clusters checked, kubectl reached on the control node
@@ -350,5 +341,21 @@ func TestScenario3FromTheDatabase(t *testing.T) {
 		if slices.Contains([]string{"listKubernetesClusters", "listVirtualMachines", "listPortForwardingRules"}, c.Command) {
 			t.Errorf("the exporter read its inventory through the API (%s) with inventory.source database", c.Command)
 		}
+	}
+}
+
+// useDatabase points the written configuration at the database in CKS_DRIFT_E2E_DSN: the
+// inventory is read from it, the notifier still writes through the simulator's API.
+func (e *env) useDatabase() {
+	e.t.Helper()
+	f, err := os.OpenFile(e.cfg, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if _, err := f.WriteString("inventory:\n  source: database\ndatabase:\n  dsn: ${CKS_DRIFT_E2E_DSN}\n  query_timeout: 5s\n"); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		e.t.Fatal(err)
 	}
 }

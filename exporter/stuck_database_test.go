@@ -1,7 +1,6 @@
 package exporter
 
 import (
-	"os"
 	"slices"
 	"testing"
 	"time"
@@ -32,16 +31,7 @@ func TestStuckInOperationFromTheDatabase(t *testing.T) {
 	dsn, _, _ := exporterAccount(t, d)
 	t.Setenv("CKS_DRIFT_E2E_DSN", dsn)
 	e.writeConfig("  interval: 100ms\n  stuck_after: 1h\n", "")
-	f, err := os.OpenFile(e.cfg, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteString("inventory:\n  source: database\ndatabase:\n  dsn: ${CKS_DRIFT_E2E_DSN}\n  query_timeout: 5s\n"); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	e.useDatabase()
 	e.start()
 	stuck := "test stuck_in_operation "
 	e.waitFor("stuck_in_operation", func() bool { return slices.Equal(e.findings(), []string{stuck}) })

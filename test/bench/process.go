@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -146,41 +145,4 @@ func waitReady(ctx context.Context, base string, p *process, limit time.Duration
 			return err
 		}
 	}
-}
-
-// cpuSeconds is the user + system CPU time of a process, from /proc/PID/stat.
-func cpuSeconds(pid int) float64 {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	s := string(raw)
-	// Fields after the command name, which is in parentheses and may hold spaces.
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(f) < 13 {
-		return 0
-	}
-	utime, _ := strconv.ParseFloat(f[11], 64)
-	stime, _ := strconv.ParseFloat(f[12], 64)
-	return (utime + stime) / 100 // USER_HZ is 100 on Linux
-}
-
-// ioBytes are the bytes a process read and wrote through system calls (sockets included), from
-// /proc/PID/io.
-func ioBytes(pid int) (read, written int64) {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
-	if err != nil {
-		return 0, 0
-	}
-	for _, l := range strings.Split(string(raw), "\n") {
-		k, v, _ := strings.Cut(l, ":")
-		n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-		switch k {
-		case "rchar":
-			read = n
-		case "wchar":
-			written = n
-		}
-	}
-	return read, written
 }

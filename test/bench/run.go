@@ -11,6 +11,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/cks-drift-exporter/cks-drift-exporter/test/bench/procstat"
 	"github.com/cks-drift-exporter/cks-drift-exporter/test/bench/world"
 )
 
@@ -137,7 +138,7 @@ func runWorld(ctx context.Context, o options, bins binaries, dir string, n int, 
 	}
 	res.ColdCycle = cold["cks_drift_cycle_duration_seconds"]
 	res.NotifySeconds = cold["cks_drift_notify_duration_seconds"]
-	res.ColdCPUSeconds = cpuSeconds(exp.cmd.Process.Pid)
+	res.ColdCPUSeconds = procstat.CPUSeconds(exp.cmd.Process.Pid)
 	res.PeakAfterColdKiB, _ = world.Memory(exp.cmd.Process.Pid)
 	s1, err := fakeStats(info.StatsURL)
 	if err != nil {
@@ -161,8 +162,8 @@ func runWorld(ctx context.Context, o options, bins binaries, dir string, n int, 
 	res.PeakAfterIdleKiB, _ = world.Memory(exp.cmd.Process.Pid)
 
 	// The warm cycle, with /metrics scraped at a steady pace while it runs.
-	cpu0 := cpuSeconds(exp.cmd.Process.Pid)
-	read0, written0 := ioBytes(exp.cmd.Process.Pid)
+	cpu0 := procstat.CPUSeconds(exp.cmd.Process.Pid)
+	read0, written0 := procstat.IOBytes(exp.cmd.Process.Pid)
 	started := time.Now()
 	if err := post(base + "/-/check"); err != nil {
 		return res, err
@@ -202,8 +203,8 @@ func runWorld(ctx context.Context, o options, bins binaries, dir string, n int, 
 		}
 	}
 	res.WarmWall = time.Since(started).Seconds()
-	res.WarmCPUSeconds = cpuSeconds(exp.cmd.Process.Pid) - cpu0
-	read1, written1 := ioBytes(exp.cmd.Process.Pid)
+	res.WarmCPUSeconds = procstat.CPUSeconds(exp.cmd.Process.Pid) - cpu0
+	read1, written1 := procstat.IOBytes(exp.cmd.Process.Pid)
 	res.WarmRead, res.WarmWritten = read1-read0, written1-written0
 	res.CycleLatency = summarise(during)
 	warm, err := seriesAt(base)

@@ -37,6 +37,7 @@ import (
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/kubetest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
+	"github.com/cks-drift-exporter/cks-drift-exporter/test/bench/procstat"
 	"github.com/cks-drift-exporter/cks-drift-exporter/test/bench/world"
 )
 
@@ -152,8 +153,8 @@ func measure(bin, dir, shape string, n, size int, timeout time.Duration) (result
 	}
 	pid := cmd.Process.Pid
 	r.peakKiB, _ = world.Memory(pid)
-	r.cpu = cpuSeconds(pid)
-	r.read = readBytes(pid)
+	r.cpu = procstat.CPUSeconds(pid)
+	r.read, _ = procstat.IOBytes(pid)
 	r.sides, err = sides(addr)
 	return r, err
 }
@@ -219,36 +220,4 @@ func sides(addr string) (string, error) {
 		out += ", " + f
 	}
 	return out, s.Err()
-}
-
-// cpuSeconds is the user and system CPU time of a process, from /proc/PID/stat.
-func cpuSeconds(pid int) float64 {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	s := string(raw)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(f) < 13 {
-		return 0
-	}
-	utime, _ := strconv.ParseFloat(f[11], 64)
-	stime, _ := strconv.ParseFloat(f[12], 64)
-	return (utime + stime) / 100 // USER_HZ
-}
-
-// readBytes is what a process read through system calls (its sockets included), from
-// /proc/PID/io.
-func readBytes(pid int) int64 {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(raw), "\n") {
-		if v, ok := strings.CutPrefix(l, "rchar: "); ok {
-			n, _ := strconv.ParseInt(v, 10, 64)
-			return n
-		}
-	}
-	return 0
 }
