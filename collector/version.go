@@ -30,9 +30,10 @@ func NodeNames(nodes []Node) []string {
 	return names
 }
 
-// maxVersion bounds a version string the check reads: the longest real kubelet versions
+// MaxVersionBytes bounds a version string the check reads, and so the kubelet version a node
+// source keeps (a longer one is unknown): the longest real kubelet versions
 // ("v1.28.4-eks-1-28-20231201" and the like) are well below it.
-const maxVersion = 64
+const MaxVersionBytes = 64
 
 // version is the major.minor.patch of a Kubernetes version.
 type version [3]uint64
@@ -47,10 +48,10 @@ func (v version) String() string { return fmt.Sprintf("%d.%d.%d", v[0], v[1], v[
 // KubernetesVersionManagerImpl.isSemanticVersion at 4.14.0.0 and 4.19.0.0), build metadata never
 // counts for a version's precedence (SemVer 2.0.0, item 10), and a pre-release of 1.29.0 is the
 // 1.29.0 line a cluster was deployed with. Anything else (four numbers, no patch, a number of
-// more than nine digits, other characters, more than maxVersion bytes) is not a version: the
+// more than nine digits, other characters, more than MaxVersionBytes bytes) is not a version: the
 // comparison is skipped rather than a finding made from a guess.
 func parseVersion(s string) (version, bool) {
-	if len(s) > maxVersion {
+	if len(s) > MaxVersionBytes {
 		return version{}, false
 	}
 	s = strings.TrimPrefix(s, "v")

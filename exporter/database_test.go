@@ -181,14 +181,7 @@ func TestScenario3FromTheDatabase(t *testing.T) {
 			t.Fatalf("cluster %s: no rule from 127.0.0.1:%d to port 22 of %s in the database", c.Name, e.sim.Node(c.ID).Port(), c.Control)
 		}
 	}
-	d := db.NewDatabase(t)
-	w.Load(t, d)
-	dsn, grant, drop := exporterAccount(t, d)
-	t.Setenv("CKS_DRIFT_E2E_DSN", dsn)
-
-	e.writeConfig("  interval: 100ms\n", "")
-	e.useDatabase()
-	e.start()
+	d, grant, drop := e.startOnDatabase(db, w, "  interval: 100ms\n")
 
 	// 1: baseline over three cycles: both clusters checked, kubectl reached on the control node
 	// the database names, no finding, no write, nothing logged at info or above. The inventory
@@ -344,10 +337,17 @@ func TestScenario3FromTheDatabase(t *testing.T) {
 	}
 }
 
-// useDatabase points the written configuration at the database in CKS_DRIFT_E2E_DSN: the
-// inventory is read from it, the notifier still writes through the simulator's API.
-func (e *env) useDatabase() {
+// startOnDatabase loads w into a new database of db, gives the exporter its own account there,
+// writes the configuration with check and the database as the inventory source (the notifier
+// still writes through the simulator's API) and starts the exporter. It returns the database and
+// what grants and drops the exporter's account.
+func (e *env) startOnDatabase(db *mariadbtest.DB, w *mariadbtest.World, check string) (d *mariadbtest.Database, grant, drop func()) {
 	e.t.Helper()
+	d = db.NewDatabase(e.t)
+	w.Load(e.t, d)
+	dsn, grant, drop := exporterAccount(e.t, d)
+	e.t.Setenv("CKS_DRIFT_E2E_DSN", dsn)
+	e.writeConfig(check, "")
 	f, err := os.OpenFile(e.cfg, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		e.t.Fatal(err)
@@ -358,4 +358,6 @@ func (e *env) useDatabase() {
 	if err := f.Close(); err != nil {
 		e.t.Fatal(err)
 	}
+	e.start()
+	return d, grant, drop
 }

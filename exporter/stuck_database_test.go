@@ -26,13 +26,7 @@ func TestStuckInOperationFromTheDatabase(t *testing.T) {
 			w.AddOperationEvent(c, "KUBERNETES.CLUSTER.SCALE", since)
 		}
 	}
-	d := db.NewDatabase(t)
-	w.Load(t, d)
-	dsn, _, _ := exporterAccount(t, d)
-	t.Setenv("CKS_DRIFT_E2E_DSN", dsn)
-	e.writeConfig("  interval: 100ms\n  stuck_after: 1h\n", "")
-	e.useDatabase()
-	e.start()
+	d, _, _ := e.startOnDatabase(db, w, "  interval: 100ms\n  stuck_after: 1h\n")
 	stuck := "test stuck_in_operation "
 	e.waitFor("stuck_in_operation", func() bool { return slices.Equal(e.findings(), []string{stuck}) })
 	e.nextCycles(3)

@@ -2,7 +2,6 @@ package exporter
 
 import (
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/cloudstacktest"
@@ -34,13 +33,7 @@ func TestVersionSkewFromTheDatabase(t *testing.T) {
 	up := cs[0]
 	e.sim.CloudStack.Update(func(w *cloudstacktest.World) { w.KubernetesVersionOf("1.24.0") })
 	w := mirrorSimulator(t, e.sim)
-	d := db.NewDatabase(t)
-	w.Load(t, d)
-	dsn, _, _ := exporterAccount(t, d)
-	t.Setenv("CKS_DRIFT_E2E_DSN", dsn)
-	e.writeConfig("  interval: 100ms\n", "")
-	e.useDatabase()
-	e.start()
+	d, _, _ := e.startOnDatabase(db, w, "  interval: 100ms\n")
 
 	e.nextCycles(3)
 	if f := e.findings(); len(f) != 0 {
@@ -49,15 +42,12 @@ func TestVersionSkewFromTheDatabase(t *testing.T) {
 	if _, err := d.Admin.Exec("UPDATE kubernetes_cluster SET kubernetes_version_id = (SELECT id FROM kubernetes_supported_version WHERE semantic_version = '1.24.0') WHERE uuid = ?", up.ID); err != nil {
 		t.Fatal(err)
 	}
-	var want []string
-	for _, vm := range up.VMs {
-		want = append(want, "upgraded node_version_mismatch "+strings.ToLower(vm))
-	}
+	want, messages := skewed(up)
 	e.waitFor("node_version_mismatch", func() bool { return slices.Equal(e.findings(), want) })
 	e.nextCycles(3)
 	written := e.writes()
-	for _, vm := range up.VMs {
-		msg := "Kubernetes node " + strings.ToLower(vm) + " of cluster upgraded runs kubelet v1.23.3 but the cluster's Kubernetes version in CloudStack is 1.24.0"
+	for i, vm := range up.VMs {
+		msg := messages[i]
 		if count(written, "addAnnotation [WARN] "+msg) != 1 || count(written, "generateAlert "+msg) != 1 {
 			t.Errorf("writes for %s: want one annotation and one alert with %q in %q", vm, msg, written)
 		}

@@ -69,15 +69,12 @@ func TestVersionSkewScenario(t *testing.T) {
 			if err := e.sim.SetKubernetesVersion(up.ID, "1.24.0"); err != nil {
 				t.Fatal(err)
 			}
-			var want []string
-			for _, vm := range up.VMs {
-				want = append(want, "upgraded node_version_mismatch "+strings.ToLower(vm))
-			}
+			want, messages := skewed(up)
 			e.waitFor("node_version_mismatch", func() bool { return slices.Equal(e.findings(), want) })
 			e.nextCycles(3)
 			w := e.writes()
-			for _, vm := range up.VMs {
-				msg := "Kubernetes node " + strings.ToLower(vm) + " of cluster upgraded runs kubelet v1.23.3 but the cluster's Kubernetes version in CloudStack is 1.24.0"
+			for i, vm := range up.VMs {
+				msg := messages[i]
 				if count(w, "addAnnotation [WARN] "+msg) != 1 || count(w, "generateAlert "+msg+". Cluster "+up.ID) != 1 {
 					t.Errorf("writes for %s: want one annotation and one alert with %q in %q", vm, msg, w)
 				}
@@ -128,4 +125,16 @@ func kinds(lines []logLine) []string {
 		out[i] = l.Attrs["kind"]
 	}
 	return out
+}
+
+// skewed is what the skew scenario reports for the cluster "upgraded" once CloudStack records
+// 1.24.0 while its nodes run v1.23.3: a finding per node, and each finding's message, in the
+// order of the cluster's VMs.
+func skewed(up simulator.Cluster) (findings, messages []string) {
+	for _, vm := range up.VMs {
+		node := strings.ToLower(vm)
+		findings = append(findings, "upgraded node_version_mismatch "+node)
+		messages = append(messages, "Kubernetes node "+node+" of cluster upgraded runs kubelet v1.23.3 but the cluster's Kubernetes version in CloudStack is 1.24.0")
+	}
+	return findings, messages
 }

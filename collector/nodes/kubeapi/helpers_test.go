@@ -29,18 +29,26 @@ func newRig(t *testing.T, nodes ...kubetest.Node) *rig {
 	}
 	t.Cleanup(api.Close)
 	api.SetNodes(nodes...)
+	cs, source, cluster := fakeCloud(t, "prod", api.URL())
+	return &rig{cs: cs, api: api, source: source, cluster: cluster}
+}
+
+// fakeCloud starts a fake CloudStack with one Running cluster whose kubeconfig names endpoint,
+// and an inventory source on it that hands out the cluster's kubeconfigs.
+func fakeCloud(t *testing.T, name, endpoint string) (*cloudstacktest.Server, *inventoryapi.Source, collector.Cluster) {
+	t.Helper()
 	cs := cloudstacktest.NewServer()
 	t.Cleanup(cs.Close)
 	var c *cloudstacktest.Cluster
 	cs.Update(func(w *cloudstacktest.World) {
-		c = w.AddCluster(cloudstacktest.Cluster{Name: "prod", State: "Running", Endpoint: api.URL()})
+		c = w.AddCluster(cloudstacktest.Cluster{Name: name, State: "Running", Endpoint: endpoint})
 	})
 	source, err := inventoryapi.New(inventoryapi.Options{API: cloudstackapi.Options{Endpoint: cs.Endpoint(), APIKey: cs.APIKey(), SecretKey: cs.SecretKey(), Timeout: 5 * time.Second},
 		PageSize: config.Defaults().CloudStack.PageSize})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &rig{cs: cs, api: api, source: source, cluster: collector.Cluster{ID: c.ID, Name: c.Name}}
+	return cs, source, collector.Cluster{ID: c.ID, Name: c.Name}
 }
 
 // serve makes CloudStack hand out a kubeconfig with cred for the rig's API server.

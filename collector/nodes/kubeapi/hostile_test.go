@@ -139,7 +139,7 @@ func TestHostileAnswers(t *testing.T) {
 		}, reasonBadAnswer},
 		// The kept fields of a node are bounded like its name: 1,000 nodes with a systemUUID and a
 		// kubeletVersion of 1 MiB each (under the token bound) once kept 2 GB for one cluster. (A
-		// kubeletVersion past maxVersion is dropped as unknown: TestListNodesVersions.)
+		// kubeletVersion past collector.MaxVersionBytes is dropped as unknown: TestListNodesVersions.)
 		{"a systemUUID of 1 MiB", func(w http.ResponseWriter, _ *http.Request) {
 			fmt.Fprintf(w, `{"kind":"NodeList","items":[{"metadata":{"name":"x"},"status":{"nodeInfo":{"systemUUID":"%s"}}}]}`, strings.Repeat("u", 1<<20-64))
 		}, reasonBadAnswer},

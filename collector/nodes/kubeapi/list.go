@@ -10,6 +10,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/rest"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 )
 
 const (
@@ -19,9 +21,9 @@ const (
 	// a long image list in its status: 500 of those fit with room to spare.
 	maxPageBytes = 32 << 20
 	// maxUUID bounds the systemUUID kept of a node, as the name is bounded by the API server's
-	// rule (253) and the version by maxVersion. A real one is 36 bytes: without a bound, 1,000
-	// nodes whose systemUUID (and version) were just under maxToken made one cluster's list 2 GB
-	// that the exporter kept until the cycle ended.
+	// rule (253) and the version by collector.MaxVersionBytes. A real one is 36 bytes: without a
+	// bound, 1,000 nodes whose systemUUID (and version) were just under maxToken made one
+	// cluster's list 2 GB that the exporter kept until the cycle ended.
 	maxUUID = 256
 )
 
@@ -35,10 +37,6 @@ type Node struct {
 	KubeletVersion string
 }
 
-// maxVersion bounds a kept kubelet version; a longer one is unknown, as the drift check reads
-// at most 64 bytes of a version.
-const maxVersion = 64
-
 var errPageTooLarge = fmt.Errorf("an answer of the API server is over %d bytes", maxPageBytes)
 
 // list pages through GET /api/v1/nodes with limit and continue. The metadata-only list would
@@ -47,8 +45,9 @@ var errPageTooLarge = fmt.Errorf("an answer of the API server is over %d bytes",
 // 10.1 MB for a program that only builds each client, go1.27.3, -s -w) and decodes every field
 // of every node (conditions, images) into memory. So the list is fetched with client-go's REST
 // client and decoded as a stream (decodePage), which keeps three fields a node. Names are checked
-// as the API server checks them, the other two fields bounded (maxUUID, maxVersion), duplicates
-// dropped; no node at all, or more than maxNodes, is an error.
+// as the API server checks them, the other two fields bounded (maxUUID,
+// collector.MaxVersionBytes), duplicates dropped; no node at all, or more than maxNodes, is an
+// error.
 func list(ctx context.Context, client rest.Interface, maxNodes int) ([]Node, error) {
 	var out []Node
 	seen := make(map[string]bool)
@@ -71,7 +70,7 @@ func list(ctx context.Context, client rest.Interface, maxNodes int) ([]Node, err
 			if msgs := validation.IsDNS1123Subdomain(n.Name); len(msgs) > 0 {
 				return withReason(reasonBadAnswer, fmt.Errorf("node name %.80q is not valid: %s", n.Name, msgs[0]))
 			}
-			if len(n.KubeletVersion) > maxVersion {
+			if len(n.KubeletVersion) > collector.MaxVersionBytes {
 				n.KubeletVersion = "" // unknown; the stream bounds strings at 1 MiB, a version needs 64 bytes
 			}
 			if len(n.SystemUUID) > maxUUID {

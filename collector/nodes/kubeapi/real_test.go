@@ -17,7 +17,6 @@ import (
 	inventoryapi "github.com/cks-drift-exporter/cks-drift-exporter/collector/inventory/api"
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/nodes/ssh"
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/cloudstacktest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/controlplanetest"
 )
@@ -34,18 +33,8 @@ type realRig struct {
 func newRealRig(t *testing.T, o controlplanetest.Options) *realRig {
 	t.Helper()
 	cp := controlplanetest.Start(t, o)
-	cs := cloudstacktest.NewServer()
-	t.Cleanup(cs.Close)
-	var c *cloudstacktest.Cluster
-	cs.Update(func(w *cloudstacktest.World) {
-		c = w.AddCluster(cloudstacktest.Cluster{Name: "real", State: "Running", Endpoint: cp.URL()})
-	})
-	source, err := inventoryapi.New(inventoryapi.Options{API: cloudstackapi.Options{Endpoint: cs.Endpoint(), APIKey: cs.APIKey(), SecretKey: cs.SecretKey(), Timeout: 5 * time.Second},
-		PageSize: config.Defaults().CloudStack.PageSize})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &realRig{cp: cp, cs: cs, source: source, cluster: collector.Cluster{ID: c.ID, Name: c.Name}}
+	cs, source, cluster := fakeCloud(t, "real", cp.URL())
+	return &realRig{cp: cp, cs: cs, source: source, cluster: cluster}
 }
 
 // lister lists through CloudStack's kubeconfig, with the configuration's defaults.

@@ -12,10 +12,6 @@ import (
 // maxNodeName is the Kubernetes limit for a node name (a DNS-1123 subdomain).
 const maxNodeName = 253
 
-// maxVersionField bounds the version column of a line; a longer one is kept as unknown. The
-// drift check reads at most 64 bytes of a version too.
-const maxVersionField = 64
-
 // nodeName is Kubernetes' DNS-1123 subdomain rule, as IsDNS1123Subdomain applies it.
 var nodeName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 
@@ -28,8 +24,8 @@ var versionField = regexp.MustCompile(`^[0-9A-Za-z.+_~-]+$`)
 //   - "<name> <kubelet version>", what the default ssh.kubectl_command prints ("kubectl get nodes
 //     --no-headers -o custom-columns=NAME:.metadata.name,VERSION:.status.nodeInfo.kubeletVersion",
 //     columns aligned with spaces). "<none>", kubectl's word for a missing field, a version of
-//     other characters or longer than maxVersionField, is an unknown version: the node counts,
-//     its version is not compared.
+//     other characters or longer than collector.MaxVersionBytes, is an unknown version: the
+//     node counts, its version is not compared.
 //   - "node/<name>", what "kubectl get nodes -o name" prints: no version.
 //
 // Blank lines and surrounding space (CRLF included) are ignored, duplicates dropped (the first
@@ -80,7 +76,7 @@ func parseLine(line string) (collector.Node, bool) {
 			return n, false
 		}
 		n.Name = fields[0]
-		if v := fields[1]; len(v) <= maxVersionField && versionField.MatchString(v) {
+		if v := fields[1]; len(v) <= collector.MaxVersionBytes && versionField.MatchString(v) {
 			n.KubeletVersion = v
 		}
 	}
