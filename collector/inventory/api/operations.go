@@ -21,6 +21,9 @@ const eventPageSize = 20
 // wireEvent is the part of EventResponse the look-up reads (resourceid and resourcetype from
 // 4.17.0.0, api/src/main/java/org/apache/cloudstack/api/response/EventResponse.java).
 type wireEvent struct {
+	Account      text `json:"account"`
+	DomainID     text `json:"domainid"`
+	ProjectID    text `json:"projectid"`
 	Type         text `json:"type"`
 	State        text `json:"state"`
 	Description  text `json:"description"`
@@ -62,7 +65,7 @@ func (o *operations) operationStarts(c *cs.CloudStackClient, clusters []collecto
 			next[k.ID] = old
 			continue
 		}
-		at, ok := latestEvent(c, k.ID, collector.OperationEvents[k.State])
+		at, ok := latestEvent(c, *k, collector.OperationEvents[k.State])
 		if !ok {
 			continue
 		}
@@ -74,7 +77,8 @@ func (o *operations) operationStarts(c *cs.CloudStackClient, clusters []collecto
 
 // latestEvent returns the time of the latest event of the kinds that names the cluster, and false
 // when a look-up failed.
-func latestEvent(c *cs.CloudStackClient, clusterID string, kinds []collector.OperationEvent) (time.Time, bool) {
+func latestEvent(c *cs.CloudStackClient, cluster collector.Cluster, kinds []collector.OperationEvent) (time.Time, bool) {
+	clusterID := cluster.ID
 	var latest time.Time
 	for _, k := range kinds {
 		extra := map[string]string{"type": k.Type}
@@ -97,7 +101,7 @@ func latestEvent(c *cs.CloudStackClient, clusterID string, kinds []collector.Ope
 			}
 			found := false
 			for _, e := range events {
-				if at := eventTime(e, k, clusterID); !at.IsZero() {
+				if at := eventTime(e, k, cluster); !at.IsZero() {
 					if at.After(latest) {
 						latest = at
 					}
@@ -114,10 +118,11 @@ func latestEvent(c *cs.CloudStackClient, clusterID string, kinds []collector.Ope
 }
 
 // eventTime is when e, an event of kind k, started an operation on the cluster, or zero when it is
-// not such an event: another cluster's (a keyword matches type and level too), or the record of
-// an operation's end.
-func eventTime(e wireEvent, k collector.OperationEvent, clusterID string) time.Time {
-	if string(e.Type) != k.Type {
+// not such an event: another cluster's (a keyword matches type and level too), another owner's,
+// or the record of an operation's end.
+func eventTime(e wireEvent, k collector.OperationEvent, c collector.Cluster) time.Time {
+	clusterID := c.ID
+	if string(e.Type) != k.Type || !ownedBy(e, c) {
 		return time.Time{}
 	}
 	switch string(e.State) {
@@ -136,4 +141,19 @@ func eventTime(e wireEvent, k collector.OperationEvent, clusterID string) time.T
 		}
 	}
 	return cloudstackapi.ParseDate(string(e.Created))
+}
+
+// ownedBy reports whether e was recorded under the cluster's owner. A description carries names
+// tenants choose (4.20 on, a cluster's name beside its uuid), so another tenant's cluster named
+// like this cluster's uuid would match the keyword. An event belongs to the account that called
+// the command (the cluster commands' getEntityOwnerId is the calling account;
+// ApiServer.queueCommand records it, 4.14.0.0 and 4.17.0.0), named in EventResponse as the
+// project for a project's account, else as account and domain: only the owner can record one
+// under the owner. An admin's command on a tenant's cluster is recorded under the admin and is not
+// used; "since" is then the exporter's first sighting, later than the truth, never earlier.
+func ownedBy(e wireEvent, c collector.Cluster) bool {
+	if c.ProjectID != "" {
+		return strings.EqualFold(string(e.ProjectID), c.ProjectID)
+	}
+	return string(e.ProjectID) == "" && string(e.Account) == c.Account && strings.EqualFold(string(e.DomainID), c.DomainID)
 }

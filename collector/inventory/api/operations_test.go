@@ -29,18 +29,23 @@ func TestOperationStarted(t *testing.T) {
 				removing = addCKS(w, accountCluster("removing"), 1, 1, 0).cluster
 				scaling.State, other.State, removing.State = "Scaling", "Scaling", "RemovingNodes"
 				for _, e := range []cloudstacktest.Event{
-					{Type: "KUBERNETES.CLUSTER.SCALE", Description: "Scaling Kubernetes cluster ID: " + scaling.ID, Created: scheduled.Add(-24 * time.Hour)},
-					{Type: "KUBERNETES.CLUSTER.SCALE", Description: "Scaling Kubernetes cluster ID: " + scaling.ID, Created: scheduled},
-					{Type: "KUBERNETES.CLUSTER.SCALE", State: "Completed", Description: "Scaling Kubernetes cluster ID: " + scaling.ID, Created: scheduled.Add(time.Minute)},
-					{Type: "KUBERNETES.CLUSTER.UPGRADE", Description: "Upgrading Kubernetes cluster ID: " + scaling.ID, Created: scheduled.Add(time.Hour)},
-					{Type: "KUBERNETES.CLUSTER.SCALE", Description: "Scaling Kubernetes cluster ID: " + other.ID, Created: scheduled.Add(2 * time.Hour)},
-					{Type: "KUBERNETES.CLUSTER.SCALE", Description: "Scaling Kubernetes cluster ID: " + running.ID, Created: scheduled},
+					cloudstacktest.Event{Type: "KUBERNETES.CLUSTER.SCALE", Description: "Scaling Kubernetes cluster ID: " + scaling.ID, Created: scheduled.Add(-24 * time.Hour)}.Of(scaling),
+					cloudstacktest.Event{Type: "KUBERNETES.CLUSTER.SCALE", Description: "Scaling Kubernetes cluster ID: " + scaling.ID, Created: scheduled}.Of(scaling),
+					cloudstacktest.Event{Type: "KUBERNETES.CLUSTER.SCALE", State: "Completed", Description: "Scaling Kubernetes cluster ID: " + scaling.ID, Created: scheduled.Add(time.Minute)}.Of(scaling),
+					cloudstacktest.Event{Type: "KUBERNETES.CLUSTER.UPGRADE", Description: "Upgrading Kubernetes cluster ID: " + scaling.ID, Created: scheduled.Add(time.Hour)}.Of(scaling),
+					cloudstacktest.Event{Type: "KUBERNETES.CLUSTER.SCALE", Description: "Scaling Kubernetes cluster ID: " + other.ID, Created: scheduled.Add(2 * time.Hour)}.Of(other),
+					cloudstacktest.Event{Type: "KUBERNETES.CLUSTER.SCALE", Description: "Scaling Kubernetes cluster ID: " + running.ID, Created: scheduled}.Of(running),
+					// Another tenant scales its own cluster, named like scaling's uuid (4.20 on, the
+					// description names the cluster): its event matches the keyword but is not
+					// scaling's, and must not move scaling's time.
+					{Type: "KUBERNETES.CLUSTER.SCALE", Account: "mallory", DomainID: domainID, Domain: "ROOT",
+						Description: "Scaling Kubernetes cluster " + scaling.ID + " (ID: 7c7c7c7c-0000-4000-8000-000000000001)", Created: scheduled.Add(30 * time.Minute)},
 				} {
 					w.AddEvent(e)
 				}
 				if release == cloudstacktest.Release422 { // removeNodesFromKubernetesCluster arrives in 4.21
 					w.AddEvent(cloudstacktest.Event{Type: "KUBERNETES.CLUSTER.NODES.REMOVE", Description: fmt.Sprintf("Removing 1 nodes from the Kubernetes Cluster with ID: %d", removing.InternalID),
-						ResourceID: removing.ID, ResourceType: "KubernetesCluster", Created: scheduled.Add(-time.Hour)})
+						ResourceID: removing.ID, ResourceType: "KubernetesCluster", Created: scheduled.Add(-time.Hour)}.Of(removing))
 				}
 			})
 			src := newSource(t, s, api.Options{})
@@ -91,7 +96,7 @@ func TestOperationStartedLookupFails(t *testing.T) {
 	s := startFake(t, func(w *cloudstacktest.World) {
 		c := addCKS(w, accountCluster("scaling"), 1, 1, 0).cluster
 		c.State = "Scaling"
-		w.AddEvent(cloudstacktest.Event{Type: "KUBERNETES.CLUSTER.SCALE", Description: "Scaling Kubernetes cluster ID: " + c.ID, Created: created})
+		w.AddEvent(cloudstacktest.Event{Type: "KUBERNETES.CLUSTER.SCALE", Description: "Scaling Kubernetes cluster ID: " + c.ID, Created: created}.Of(c))
 	})
 	s.SetFault("listEvents", cloudstacktest.Fault{Status: 432, Times: 1})
 	src := newSource(t, s, api.Options{})

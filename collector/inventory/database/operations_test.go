@@ -33,6 +33,12 @@ func TestOperationStarted(t *testing.T) {
 			w.AddOperationEvent(running, "KUBERNETES.CLUSTER.SCALE", at.Add(4*time.Hour))
 			w.AddOperationEvent(starting, "KUBERNETES.CLUSTER.CREATE", at.Add(-time.Minute))
 			w.AddOperationEvent(removing, "KUBERNETES.CLUSTER.NODES.REMOVE", at.Add(-2*time.Minute))
+			// Another tenant scales its own cluster, named like scaling's uuid: its event's
+			// description ends in that uuid, but it is mallory's, not scaling's.
+			mallory := spec("hostile", "Running")
+			mallory.Account = w.AddAccount("mallory")
+			hostile := w.AddOperationEvent(mallory, "KUBERNETES.CLUSTER.SCALE", at.Add(30*time.Minute))
+			hostile.Description = "Scaling Kubernetes cluster ID: " + scaling.UUID
 			src, _ := load(t, w, v, Options{IncludeProjects: true})
 			got := map[string]time.Time{}
 			for _, c := range inventory(t, src).Clusters {

@@ -146,7 +146,9 @@ ORDER BY nc.id`
 // (collector.OperationEvents; the description ends in its uuid, or for the create in its
 // internal id, or 4.21's node commands name it as their resource). event.type is indexed
 // (i_event__type_id, create-schema.sql at 4.14.0.0) and the look-up runs only for clusters in such
-// a state; archived events are left out, as listEvents does. NULL without the event table.
+// a state; archived events are left out, as listEvents does. Only events recorded under the
+// cluster's own account count (api/operations.go ownedBy says why): a description may carry a
+// name another tenant chose, a cluster named like this one's uuid. NULL without the event table.
 func (c columns) operationStarted() string {
 	if !c.events {
 		return "NULL"
@@ -175,7 +177,7 @@ func (c columns) operationStarted() string {
 		if len(names) == 0 {
 			continue
 		}
-		b.WriteString("\n    WHEN '" + state + "' THEN (SELECT MAX(e.created) FROM event e WHERE e.archived = 0 AND e.state IN ('Scheduled', 'Started')\n      AND (" +
+		b.WriteString("\n    WHEN '" + state + "' THEN (SELECT MAX(e.created) FROM event e WHERE e.archived = 0 AND e.state IN ('Scheduled', 'Started')\n      AND e.account_id = k.account_id AND (" +
 			strings.Join(names, " OR ") + "))")
 	}
 	b.WriteString("\n  END")

@@ -22,10 +22,18 @@ type Event struct {
 	Account      string
 	DomainID     string
 	Domain       string
+	ProjectID    string // the owner, when the calling account is a project's
 	ResourceID   string // the resource's uuid, 4.17 onward and only where the command names one
 	ResourceType string
 	Created      time.Time
 	Archived     bool
+}
+
+// Of is e recorded under c's owner, as CloudStack records the event of a command c's owner
+// called (the account that calls a command owns its event).
+func (e Event) Of(c *Cluster) Event {
+	e.Account, e.DomainID, e.Domain, e.ProjectID = c.Account, c.DomainID, c.Domain, c.ProjectID
+	return e
 }
 
 // AddEvent records an event, as CloudStack does when a command is submitted.
@@ -58,6 +66,7 @@ type eventJSON struct {
 	Account      string `json:"account"`
 	DomainID     string `json:"domainid,omitempty"`
 	Domain       string `json:"domain"`
+	ProjectID    string `json:"projectid,omitempty"`
 	ResourceID   string `json:"resourceid,omitempty"`
 	ResourceType string `json:"resourcetype,omitempty"`
 	Created      string `json:"created"`
@@ -93,7 +102,7 @@ func (s *Server) listEvents(r *request) (any, *apiError) {
 	slices.SortStableFunc(events, func(a, b *Event) int { return b.Created.Compare(a.Created) })
 	return listAnswerOf(r, win, "event", events, func(ev *Event) eventJSON {
 		j := eventJSON{ID: ev.ID, Username: ev.Account, Type: ev.Type, Level: ev.Level, Description: ev.Description,
-			Account: ev.Account, DomainID: ev.DomainID, Domain: ev.Domain, Created: formatDate(ev.Created), State: ev.State}
+			Account: ev.Account, DomainID: ev.DomainID, Domain: ev.Domain, ProjectID: ev.ProjectID, Created: formatDate(ev.Created), State: ev.State}
 		if byResource {
 			j.ResourceID, j.ResourceType = ev.ResourceID, ev.ResourceType
 		}

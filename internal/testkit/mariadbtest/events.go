@@ -10,6 +10,7 @@ import (
 type Event struct {
 	ID           int64
 	UUID         string
+	AccountID    int64 // the owner of the entity the command acts on
 	Type         string
 	State        string
 	Description  string
@@ -24,7 +25,7 @@ type Event struct {
 // ("Scaling Kubernetes cluster ID: <uuid>"), CREATE by internal id, and 4.21's NODES.ADD and
 // NODES.REMOVE name it as their resource.
 func (w *World) AddOperationEvent(c *Cluster, eventType string, at time.Time) *Event {
-	e := &Event{ID: w.id("event"), Type: eventType, State: "Scheduled", Created: at.UTC().Truncate(time.Second)}
+	e := &Event{ID: w.id("event"), AccountID: c.Account.ID, Type: eventType, State: "Scheduled", Created: at.UTC().Truncate(time.Second)}
 	e.UUID = uuid(20, e.ID)
 	switch eventType {
 	case "KUBERNETES.CLUSTER.CREATE":

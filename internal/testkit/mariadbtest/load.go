@@ -150,12 +150,12 @@ func (w *World) tables(v Version) []table {
 	for _, n := range w.Nics {
 		nics.rows = append(nics.rows, []any{n.ID, n.VM.ID, n.Address, n.Network.ID, n.Default, removedAt(n.Removed, time.Unix(0, 0).UTC())})
 	}
-	events := table{name: "event", cols: []string{"id", "uuid", "type", "state", "description", "created", "level", "archived"}}
+	events := table{name: "event", cols: []string{"id", "uuid", "account_id", "type", "state", "description", "created", "level", "archived"}}
 	if v >= V4_19 {
 		events.cols = append(events.cols, "resource_id", "resource_type")
 	}
 	for _, e := range w.Events {
-		row := []any{e.ID, e.UUID, e.Type, e.State, e.Description, e.Created, "INFO", e.Archived}
+		row := []any{e.ID, e.UUID, e.AccountID, e.Type, e.State, e.Description, e.Created, "INFO", e.Archived}
 		if v >= V4_19 {
 			row = append(row, e.ResourceID, e.ResourceType)
 		}

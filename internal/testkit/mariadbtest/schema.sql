@@ -181,6 +181,7 @@ CREATE TABLE `nics` (
 CREATE TABLE `event` (
   `id` bigint unsigned NOT NULL auto_increment,
   `uuid` varchar(40),
+  `account_id` bigint unsigned NOT NULL,
   `type` varchar(32) NOT NULL,
   `state` varchar(32) NOT NULL DEFAULT 'Completed',
   `description` varchar(1024) NOT NULL,

@@ -23,7 +23,7 @@ func (s *Simulator) StartOperation(clusterID, state string, at time.Time) error 
 		}
 		c.State = state
 		for _, k := range collector.OperationEvents[state] {
-			e := cloudstacktest.Event{Type: k.Type, Account: c.Account, DomainID: c.DomainID, Domain: c.Domain, Created: at}
+			e := cloudstacktest.Event{Type: k.Type, Created: at}.Of(c)
 			switch k.Names {
 			case collector.NamedByUUID:
 				e.Description = fmt.Sprintf("%s Kubernetes cluster ID: %s", verb(k.Type), c.ID)
