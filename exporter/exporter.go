@@ -75,6 +75,8 @@ type Exporter struct {
 	// pinsFailing says that the last write of the pinned host keys failed (written by the loop
 	// only): the next one that works logs that the state file is written again.
 	pinsFailing bool
+	// historyFailing says the same of the history of resolved findings (saveResolved).
+	historyFailing bool
 
 	live         *prometheus.Registry
 	exposition   *exposition

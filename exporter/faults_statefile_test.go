@@ -256,3 +256,46 @@ func TestFaultStateFileCorrupted(t *testing.T) {
 		})
 	}
 }
+
+// TestFaultHistoryUnwritable: the state file is unwritable when a finding clears, so the history
+// of resolved findings cannot be written. That is said once, not every cycle, and the history is
+// written as soon as the file takes it again, with a line saying so: a restart after that still
+// shows the resolved finding.
+func TestFaultHistoryUnwritable(t *testing.T) {
+	t.Parallel()
+	requireRoot(t, "chattr")
+	e, cs := newEnv(t, simulator.ClusterSpec{Name: "test"})
+	e.writeConfig("  interval: 100ms\n", "")
+	e.start()
+	e.nextCycles(2)
+	path := e.statePath()
+	t.Cleanup(func() { _ = exec.Command("chattr", "-i", path).Run() })
+	restore, err := e.sim.DeleteMapRow(cs[0].ID, cs[0].VMs[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.waitFor("the announcement", func() bool { return len(e.storedAlerts()) == 1 && len(e.annotations()) == 1 })
+
+	chattr(t, "+i", path)
+	restore()
+	e.waitFor("the finding to clear", func() bool { return len(e.findings()) == 0 })
+	e.waitFor("the history's ERROR line", func() bool { return len(e.logged(0, slog.LevelError, msgHistoryFailing)) > 0 })
+	e.nextCycles(3)
+	if l := e.logged(0, slog.LevelError, msgHistoryFailing); len(l) != 1 || !strings.Contains(l[0].Attrs["err"], "operation not permitted") {
+		t.Fatalf("want one ERROR line for the history, got %+v", l)
+	}
+
+	chattr(t, "-i", path)
+	e.waitFor("the history's recovery line", func() bool { return len(e.logged(0, slog.LevelInfo, msgHistoryWritten)) > 0 })
+	e.nextCycles(2)
+	if l := e.logged(0, slog.LevelInfo, msgHistoryWritten); len(l) != 1 {
+		t.Fatalf("want one recovery line for the history, got %+v", l)
+	}
+	e.stop()
+	e.start()
+	e.nextCycles(1)
+	r, raw := e.findingsReport()
+	if len(r.Clusters) != 1 || len(r.Clusters[0].Resolved) != 1 || r.Clusters[0].Resolved[0].VMName != cs[0].VMs[1] {
+		t.Fatalf("after a restart the resolved finding written late is lost:\n%s", raw)
+	}
+}

@@ -35,9 +35,12 @@ func (e *Exporter) loadResolved() []collector.Resolved {
 	return history
 }
 
-// saveResolved writes the history when the cycle changed it.
+// saveResolved writes the history when the cycle changed it, or when the last write failed (so
+// that a history the file could not take is written as soon as it can be). A failing write is
+// logged once, not every cycle while the file stays unwritable, and the first write that works
+// again says so.
 func (e *Exporter) saveResolved(prev, next []collector.Resolved) {
-	if slices.EqualFunc(prev, next, func(a, b collector.Resolved) bool {
+	if !e.historyFailing && slices.EqualFunc(prev, next, func(a, b collector.Resolved) bool {
 		return a.ClusterID == b.ClusterID && a.Key() == b.Key() && a.ResolvedAt.Equal(b.ResolvedAt)
 	}) {
 		return
@@ -46,7 +49,17 @@ func (e *Exporter) saveResolved(prev, next []collector.Resolved) {
 	if err == nil {
 		err = e.store.SaveResolved(doc)
 	}
-	if err != nil {
-		e.logger.Error("Could not write the history of resolved findings to the state file", "file", e.store.Path(), "err", err)
+	switch {
+	case err != nil && !e.historyFailing:
+		e.logger.Error(msgHistoryFailing, "file", e.store.Path(), "err", err)
+	case err == nil && e.historyFailing:
+		e.logger.Info(msgHistoryWritten, "file", e.store.Path())
 	}
+	e.historyFailing = err != nil
 }
+
+// The lines of a history that cannot be written, and of the first write that works again.
+const (
+	msgHistoryFailing = "Could not write the history of resolved findings to the state file"
+	msgHistoryWritten = "The history of resolved findings is written to the state file again"
+)
