@@ -31,63 +31,6 @@ var readTables = []string{
 // trips on, so that a leak into the log or /findings cannot be missed.
 const e2ePassword = "E2e-db/p4ss@w0rd:x"
 
-// mirrorSimulator writes the simulated cloud as CloudStack's database holds it: the same internal
-// ids, uuids, names, states and creation times; one isolated network per cluster whose source NAT
-// address is the cluster's public IP (127.0.0.1); control_node set on the control nodes' map rows;
-// and each cluster's SSH port-forwarding rule, public port the cluster's simulated control node.
-func mirrorSimulator(t *testing.T, sim *simulator.Simulator) *mariadbtest.World {
-	t.Helper()
-	w := mariadbtest.NewWorld()
-	w.Root.UUID = "d0000000-0000-4000-8000-000000000001" // the simulator's ROOT
-	accounts := map[string]*mariadbtest.Account{}
-	account := func(name string) *mariadbtest.Account {
-		if accounts[name] == nil {
-			accounts[name] = w.AddAccount(name)
-		}
-		return accounts[name]
-	}
-	var next int64 = 100 // ids of networks, addresses, rules, NICs and map rows
-	id := func() int64 { next++; return next }
-	sim.CloudStack.Read(func(cw *cloudstacktest.World) {
-		versions := mirrorVersions(w, cw)
-		vms := map[int64]*mariadbtest.VM{}
-		byUUID := map[string]*mariadbtest.VM{}
-		for _, v := range cw.VMs {
-			m := &mariadbtest.VM{ID: v.InternalID, UUID: v.ID, Name: v.Name, DisplayName: "display " + v.Name,
-				InstanceName: fmt.Sprintf("i-%d-%d-VM", account(v.Account).ID, v.InternalID), State: v.State,
-				Account: account(v.Account), Domain: w.Root, Created: v.Created, Removed: v.Removed, Details: v.Details}
-			vms[v.InternalID], byUUID[v.ID] = m, m
-			w.VMs = append(w.VMs, m)
-		}
-		slices.SortFunc(w.VMs, func(a, b *mariadbtest.VM) int { return int(a.ID - b.ID) })
-		ips := map[string]*mariadbtest.PublicIP{}
-		for _, c := range cw.Clusters {
-			w.Zone.UUID, w.Zone.Name = c.ZoneID, c.ZoneName // one zone: zone1
-			n := &mariadbtest.Network{ID: id(), UUID: c.NetworkID, GuestType: "Isolated"}
-			w.Networks = append(w.Networks, n)
-			k := &mariadbtest.Cluster{ID: c.InternalID, UUID: c.ID, Name: c.Name, State: c.State, Type: c.ClusterType,
-				Zone: w.Zone, Network: n, Account: account(c.Account), Domain: w.Root,
-				ControlNodes: c.ControlNodes, Nodes: c.Size, EtcdNodes: c.EtcdNodes, Created: c.Created,
-				Version: versions[c.KubernetesVersionID]}
-			w.Clusters = append(w.Clusters, k)
-			for i, vmID := range c.VMMap {
-				w.Maps = append(w.Maps, &mariadbtest.MapRow{ID: id(), ClusterID: k.ID, VMID: vmID, Control: int64(i) < c.ControlNodes})
-				if v := vms[vmID]; v != nil {
-					w.Nics = append(w.Nics, &mariadbtest.Nic{ID: id(), VM: v, Network: n, Address: cw.VMs[vmID].IPAddress, Default: true})
-				}
-			}
-			ip := &mariadbtest.PublicIP{ID: id(), UUID: c.IPAddressID, Address: c.IPAddress, Network: n, SourceNAT: true}
-			ips[c.IPAddressID] = ip
-			w.IPs = append(w.IPs, ip)
-		}
-		for _, r := range cw.PortForwardingRules {
-			w.Rules = append(w.Rules, &mariadbtest.PortForwardingRule{ID: id(), IP: ips[r.IPAddressID], VM: byUUID[r.VirtualMachineID],
-				PublicPort: r.PublicPort, PrivatePort: r.PrivatePort})
-		}
-	})
-	return w
-}
-
 // exporterAccount creates the exporter's own database account with SELECT on exactly the tables
 // the database source reads, and returns its DSN and what drops it.
 func exporterAccount(t *testing.T, d *mariadbtest.Database) (dsn string, grant, drop func()) {
@@ -173,15 +116,17 @@ func TestScenario3FromTheDatabase(t *testing.T) {
 	e, cs := newEnv(t, simulator.ClusterSpec{Name: "test", Workers: 2}, simulator.ClusterSpec{Name: "other", Workers: 1})
 	test := cs[0]
 
-	w := mirrorSimulator(t, e.sim)
+	d, grant, drop := e.startOnDatabase(db, "  interval: 100ms\n")
 	for _, c := range cs {
-		control := slices.IndexFunc(w.VMs, func(v *mariadbtest.VM) bool { return v.Name == c.Control })
-		rule := slices.IndexFunc(w.Rules, func(r *mariadbtest.PortForwardingRule) bool { return r.VM == w.VMs[control] })
-		if rule < 0 || w.Rules[rule].PublicPort != e.sim.Node(c.ID).Port() || w.Rules[rule].PrivatePort != 22 || w.Rules[rule].IP.Address != "127.0.0.1" {
-			t.Fatalf("cluster %s: no rule from 127.0.0.1:%d to port 22 of %s in the database", c.Name, e.sim.Node(c.ID).Port(), c.Control)
+		var address string
+		var public, private int
+		err := d.Admin.QueryRow(`SELECT ip.public_ip_address, f.start_port, pf.dest_port_start FROM port_forwarding_rules pf
+			JOIN firewall_rules f ON f.id = pf.id JOIN user_ip_address ip ON ip.id = f.ip_address_id
+			JOIN vm_instance v ON v.id = pf.instance_id WHERE v.name = ?`, c.Control).Scan(&address, &public, &private)
+		if err != nil || public != e.sim.Node(c.ID).Port() || private != 22 || address != "127.0.0.1" {
+			t.Fatalf("cluster %s: no rule from 127.0.0.1:%d to port 22 of %s in the database (%v)", c.Name, e.sim.Node(c.ID).Port(), c.Control, err)
 		}
 	}
-	d, grant, drop := e.startOnDatabase(db, w, "  interval: 100ms\n")
 
 	// 1: baseline over three cycles: both clusters checked, kubectl reached on the control node
 	// the database names, no finding, no write, nothing logged at info or above. The inventory
@@ -223,11 +168,9 @@ func TestScenario3FromTheDatabase(t *testing.T) {
 		id         int64
 		uuid, name string
 	}{489, "5dad63d3-0000-4000-8000-000000000489", fmt.Sprintf("other-node-%x", goneCreated.UnixMilli())}
-	var testID, alice int64
-	for _, c := range w.Clusters {
-		if c.UUID == test.ID {
-			testID, alice = c.ID, c.Account.ID
-		}
+	var testID, alice, root int64
+	if err := d.Admin.QueryRow("SELECT id, account_id, domain_id FROM kubernetes_cluster WHERE uuid = ?", test.ID).Scan(&testID, &alice, &root); err != nil {
+		t.Fatal(err)
 	}
 	const goneRow, missingRow = 901, 902
 	for _, q := range []struct {
@@ -235,7 +178,7 @@ func TestScenario3FromTheDatabase(t *testing.T) {
 		args []any
 	}{
 		{"INSERT INTO vm_instance (id, uuid, name, instance_name, state, created, removed, account_id, domain_id) VALUES (?, ?, ?, ?, 'Expunging', ?, ?, ?, ?)",
-			[]any{gone.id, gone.uuid, gone.name, fmt.Sprintf("i-%d-%d-VM", alice, gone.id), goneCreated, goneCreated.Add(time.Hour), alice, w.Root.ID}},
+			[]any{gone.id, gone.uuid, gone.name, fmt.Sprintf("i-%d-%d-VM", alice, gone.id), goneCreated, goneCreated.Add(time.Hour), alice, root}},
 		{"INSERT INTO user_vm (id, display_name) VALUES (?, ?)", []any{gone.id, gone.name}},
 		{"INSERT INTO kubernetes_cluster_vm_map (id, cluster_id, vm_id) VALUES (?, ?, ?), (?, ?, 999999)", []any{goneRow, testID, gone.id, missingRow, testID}},
 	} {
@@ -337,14 +280,13 @@ func TestScenario3FromTheDatabase(t *testing.T) {
 	}
 }
 
-// startOnDatabase loads w into a new database of db, gives the exporter its own account there,
+// startOnDatabase renders the simulated cloud into a new database of db, gives the exporter its own account there,
 // writes the configuration with check and the database as the inventory source (the notifier
 // still writes through the simulator's API) and starts the exporter. It returns the database and
 // what grants and drops the exporter's account.
-func (e *env) startOnDatabase(db *mariadbtest.DB, w *mariadbtest.World, check string) (d *mariadbtest.Database, grant, drop func()) {
+func (e *env) startOnDatabase(db *mariadbtest.DB, check string) (d *mariadbtest.Database, grant, drop func()) {
 	e.t.Helper()
-	d = db.NewDatabase(e.t)
-	w.Load(e.t, d)
+	e.sim.CloudStack.Read(func(w *cloudstacktest.World) { d = db.NewDatabaseOf(e.t, w) })
 	dsn, grant, drop := exporterAccount(e.t, d)
 	e.t.Setenv("CKS_DRIFT_E2E_DSN", dsn)
 	e.writeConfig(check, "")

@@ -18,15 +18,11 @@ func TestStuckInOperationFromTheDatabase(t *testing.T) {
 	db := mariadbtest.Start(t) // skips without MariaDB (fails in CI)
 	e, cs := newEnv(t, simulator.ClusterSpec{Name: "test", Workers: 1})
 	test := cs[0]
-	w := mirrorSimulator(t, e.sim)
 	since := time.Now().Add(-2 * time.Hour).UTC().Truncate(time.Second)
-	for _, c := range w.Clusters {
-		if c.UUID == test.ID {
-			c.State = "Scaling"
-			w.AddOperationEvent(c, "KUBERNETES.CLUSTER.SCALE", since)
-		}
+	if err := e.sim.StartOperation(test.ID, "Scaling", since); err != nil {
+		t.Fatal(err)
 	}
-	d, _, _ := e.startOnDatabase(db, w, "  interval: 100ms\n  stuck_after: 1h\n")
+	d, _, _ := e.startOnDatabase(db, "  interval: 100ms\n  stuck_after: 1h\n")
 	stuck := "test stuck_in_operation "
 	e.waitFor("stuck_in_operation", func() bool { return slices.Equal(e.findings(), []string{stuck}) })
 	e.nextCycles(3)

@@ -100,6 +100,10 @@ type VM struct {
 	Details map[string]string
 	// ExtraDHCPOptions are the extra DHCP options of the VM's NIC.
 	ExtraDHCPOptions []ExtraDHCPOption
+	// ControlNode is the control_node flag of the VM's kubernetes_cluster_vm_map row (4.16 on),
+	// which the API does not show; a cluster none of whose VMs has it is rendered into the
+	// database with its first ControlNodes rows flagged, as CKS writes them (mariadbtest).
+	ControlNode bool
 	// EtcdNode and ExternalNode are the etcd_node and external_node flags of the VM's
 	// kubernetes_cluster_vm_map row (4.21 on).
 	EtcdNode, ExternalNode bool

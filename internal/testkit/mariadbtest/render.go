@@ -1,0 +1,269 @@
+package mariadbtest
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/cloudstacktest"
+)
+
+// LoadWorld writes w, the one model of a cloud that the fake API serves too, as CloudStack's
+// database holds it, with the columns d's schema version has. The caller holds the world still:
+// under Server.Read when a server serves it.
+func (d *Database) LoadWorld(t testing.TB, w *cloudstacktest.World) {
+	t.Helper()
+	render(w).Load(t, d)
+}
+
+// NewDatabaseOf creates a database with the schema of w's release line (SchemaOf; the newest
+// when w names none) and loads w into it.
+func (db *DB) NewDatabaseOf(t testing.TB, w *cloudstacktest.World) *Database {
+	t.Helper()
+	d := db.NewDatabaseAt(t, SchemaOf(w.Release))
+	d.LoadWorld(t, w)
+	return d
+}
+
+// renderer turns the API's view of the world into rows. The model names accounts, domains, zones,
+// networks and addresses by uuid and name, as the API does; the renderer gives each its row, with
+// internal ids handed out in the order it meets them. VMs, clusters and Kubernetes versions keep
+// the model's internal ids, and map rows name the model's VM ids as they are, so rows for VMs
+// that do not exist stay dangling. What the model leaves out, the renderer fills the way CKS
+// writes it:
+//   - a VM with no NetworkID has its NIC on the network of the first cluster whose map names it;
+//   - a network the model does not list (World.Networks) is Isolated;
+//   - a cluster's IPAddressID is the source NAT address of its network, unless the model lists
+//     it among PublicIPs; a rule's address the model does not list is a public IP of the rule's
+//     network that is not its source NAT (a VPC tier's own, 4.18.1+);
+//   - control_node is the VM's ControlNode flag; in a cluster none of whose VMs has it, the
+//     first ControlNodes map rows have it, as CKS writes the control nodes first;
+//   - a project's account, when the model names none, is called as CloudStack calls it,
+//     PrjAcct-<project>-<project id>.
+type renderer struct {
+	cw       *cloudstacktest.World
+	w        *World
+	domains  map[string]*Domain // by uuid
+	accounts map[[2]string]*Account
+	projects map[string]*Project // by uuid
+	zones    map[string]*Zone    // by uuid
+	networks map[string]*Network // by uuid
+	ips      map[string]*PublicIP
+	vms      map[int64]*VM
+	byUUID   map[string]*VM
+	versions map[string]*KubernetesVersion // by uuid
+	clusters map[string]*Cluster           // by uuid
+}
+
+func render(cw *cloudstacktest.World) *World {
+	r := &renderer{cw: cw, w: &World{next: make(map[string]int64)}, domains: map[string]*Domain{},
+		accounts: map[[2]string]*Account{}, projects: map[string]*Project{}, zones: map[string]*Zone{},
+		networks: map[string]*Network{}, ips: map[string]*PublicIP{}, vms: map[int64]*VM{}, byUUID: map[string]*VM{},
+		versions: map[string]*KubernetesVersion{}, clusters: map[string]*Cluster{}}
+	for _, v := range cw.KubernetesVersions {
+		if v == nil {
+			continue
+		}
+		kv := &KubernetesVersion{ID: v.InternalID, UUID: v.ID, Name: v.Name, SemanticVersion: v.SemanticVersion,
+			Created: v.Created, Removed: v.Removed}
+		r.versions[v.ID] = kv
+		r.w.KubernetesVersions = append(r.w.KubernetesVersions, kv)
+	}
+	vmIDs := make([]int64, 0, len(cw.VMs))
+	for id, v := range cw.VMs {
+		if v != nil {
+			vmIDs = append(vmIDs, id)
+		}
+	}
+	slices.Sort(vmIDs)
+	for _, id := range vmIDs {
+		r.vm(cw.VMs[id])
+	}
+	for _, c := range cw.Clusters {
+		if c != nil {
+			r.cluster(c)
+		}
+	}
+	for _, id := range vmIDs {
+		r.nic(cw.VMs[id])
+	}
+	for _, rule := range cw.PortForwardingRules {
+		if rule != nil {
+			r.rule(rule)
+		}
+	}
+	for _, e := range cw.Events {
+		if e != nil {
+			r.event(e)
+		}
+	}
+	return r.w
+}
+
+// domain is the row of a domain uuid; an empty uuid is the domain of that name met first (ROOT
+// when the name is empty too), as the model leaves the domain of the admin's events unnamed.
+func (r *renderer) domain(id, name string) *Domain {
+	if name == "" {
+		name = "ROOT"
+	}
+	if id == "" {
+		for _, d := range r.w.Domains {
+			if d.Name == name {
+				return d
+			}
+		}
+	}
+	if d := r.domains[id]; d != nil {
+		return d
+	}
+	d := &Domain{ID: r.w.id("domain"), UUID: id, Name: name}
+	if d.UUID == "" {
+		d.UUID = uuid(1, d.ID)
+	}
+	r.domains[d.UUID] = d
+	r.w.Domains = append(r.w.Domains, d)
+	return d
+}
+
+// owner is the account row of a resource: its project's account when it names a project, else
+// the account of that name in its domain.
+func (r *renderer) owner(account, domainID, domain, projectID, project string) (*Account, *Domain) {
+	d := r.domain(domainID, domain)
+	if projectID != "" {
+		p := r.projects[projectID]
+		if p == nil {
+			p = &Project{ID: r.w.id("project"), UUID: projectID, Name: project}
+			name := account
+			if name == "" {
+				name = fmt.Sprintf("PrjAcct-%s-%d", project, p.ID)
+			}
+			p.Account = &Account{ID: r.w.id("account"), Name: name, Type: AccountTypeProject}
+			p.Account.UUID = uuid(2, p.Account.ID)
+			r.projects[projectID] = p
+			r.w.Projects = append(r.w.Projects, p)
+			r.w.Accounts = append(r.w.Accounts, p.Account)
+		}
+		return p.Account, d
+	}
+	key := [2]string{d.UUID, account}
+	if a := r.accounts[key]; a != nil {
+		return a, d
+	}
+	a := &Account{ID: r.w.id("account"), Name: account}
+	a.UUID = uuid(2, a.ID)
+	r.accounts[key] = a
+	r.w.Accounts = append(r.w.Accounts, a)
+	return a, d
+}
+
+func (r *renderer) zone(id, name string) *Zone {
+	if z := r.zones[id]; z != nil {
+		return z
+	}
+	z := &Zone{ID: r.w.id("zone"), UUID: id, Name: name}
+	if z.UUID == "" {
+		z.UUID = uuid(4, z.ID)
+	}
+	r.zones[id] = z
+	r.w.Zones = append(r.w.Zones, z)
+	return z
+}
+
+// network is the row of a network uuid, nil for none.
+func (r *renderer) network(id string) *Network {
+	if id == "" {
+		return nil
+	}
+	if n := r.networks[id]; n != nil {
+		return n
+	}
+	n := &Network{ID: r.w.id("network"), UUID: id, GuestType: "Isolated"}
+	r.networks[id] = n
+	r.w.Networks = append(r.w.Networks, n)
+	return n
+}
+
+func (r *renderer) vm(v *cloudstacktest.VM) {
+	owner, domain := r.owner(v.Account, v.DomainID, v.Domain, v.ProjectID, v.Project)
+	m := &VM{ID: v.InternalID, UUID: v.ID, Name: v.Name, DisplayName: v.DisplayName,
+		InstanceName: fmt.Sprintf("i-%d-%d-VM", owner.ID, v.InternalID), State: v.State,
+		Account: owner, Domain: domain, Created: v.Created, Removed: v.Removed, Details: v.Details}
+	r.vms[v.InternalID], r.byUUID[v.ID] = m, m
+	r.w.VMs = append(r.w.VMs, m)
+}
+
+func (r *renderer) cluster(c *cloudstacktest.Cluster) {
+	owner, domain := r.owner(c.Account, c.DomainID, c.Domain, c.ProjectID, c.Project)
+	k := &Cluster{ID: c.InternalID, UUID: c.ID, Name: c.Name, State: c.State, Type: c.ClusterType,
+		Zone: r.zone(c.ZoneID, c.ZoneName), Network: r.network(c.NetworkID), Account: owner, Domain: domain,
+		ControlNodes: c.ControlNodes, Nodes: c.Size, EtcdNodes: c.EtcdNodes, Created: c.Created,
+		Version: r.versions[c.KubernetesVersionID]}
+	r.clusters[c.ID] = k
+	r.w.Clusters = append(r.w.Clusters, k)
+	flagged := slices.ContainsFunc(c.VMMap, func(id int64) bool { v := r.cw.VMs[id]; return v != nil && v.ControlNode })
+	for i, id := range c.VMMap {
+		row := r.w.AddMapRow(k, id)
+		row.Control = !flagged && int64(i) < c.ControlNodes
+		if v := r.cw.VMs[id]; v != nil {
+			row.Control = row.Control || v.ControlNode
+			row.Etcd, row.External, row.NodeVersion = v.EtcdNode, v.ExternalNode, v.KubernetesNodeVersion
+		}
+	}
+	if c.IPAddressID != "" && k.Network != nil {
+		r.publicIP(c.IPAddressID, c.IPAddress, k.Network, true)
+	}
+}
+
+// publicIP is the user_ip_address row of an address uuid: the model's PublicIPs row when it lists
+// one, else a row of network n.
+func (r *renderer) publicIP(id, address string, n *Network, sourceNAT bool) *PublicIP {
+	if ip := r.ips[id]; ip != nil {
+		return ip
+	}
+	for _, p := range r.cw.PublicIPs {
+		if p != nil && p.ID == id {
+			address, n, sourceNAT = p.Address, r.network(p.NetworkID), p.SourceNAT
+		}
+	}
+	ip := &PublicIP{ID: r.w.id("ip"), UUID: id, Address: address, Network: n, SourceNAT: sourceNAT}
+	r.ips[id] = ip
+	r.w.IPs = append(r.w.IPs, ip)
+	return ip
+}
+
+// nic writes the VM's NIC: on its network, or its cluster's.
+func (r *renderer) nic(v *cloudstacktest.VM) {
+	n := r.network(v.NetworkID)
+	if n == nil {
+		for _, c := range r.cw.Clusters {
+			if c != nil && slices.Contains(c.VMMap, v.InternalID) {
+				n = r.clusters[c.ID].Network
+				break
+			}
+		}
+	}
+	if n != nil {
+		r.w.AddNic(r.vms[v.InternalID], n, v.IPAddress, true)
+	}
+}
+
+func (r *renderer) rule(rule *cloudstacktest.PortForwardingRule) {
+	vm := r.byUUID[rule.VirtualMachineID]
+	if vm == nil {
+		return // port_forwarding_rules.instance_id names a VM
+	}
+	ip := r.publicIP(rule.IPAddressID, rule.IPAddress, r.network(rule.NetworkID), false)
+	r.w.AddPortForward(ip, vm, rule.PublicPort, rule.PrivatePort)
+}
+
+// event writes an event row under its owner's account; a resource the model names by uuid is
+// written by its internal id, as event.resource_id holds it.
+func (r *renderer) event(e *cloudstacktest.Event) {
+	owner, _ := r.owner(e.Account, e.DomainID, e.Domain, e.ProjectID, "")
+	row := &Event{ID: r.w.id("event"), UUID: e.ID, AccountID: owner.ID, Type: e.Type, State: e.State,
+		Description: e.Description, Created: e.Created, Archived: e.Archived}
+	if c := r.clusters[e.ResourceID]; c != nil && e.ResourceType == "KubernetesCluster" {
+		row.ResourceID, row.ResourceType = c.ID, e.ResourceType
+	}
+	r.w.Events = append(r.w.Events, row)
+}
