@@ -34,7 +34,7 @@ func (n *Notifier) planSummary(cs *ClusterState, id string, more, overDay, dayLe
 	if sm == nil || sm.Part.Done || n.window.summarized[id] {
 		return job{}, false
 	}
-	j := job{clusterID: id, summary: true}
+	j := job{kind: jobSummary, clusterID: id}
 	switch {
 	case dayLeft > 0:
 	case sm.PastDay && n.daySummaryDue(id):
@@ -54,7 +54,7 @@ func (n *Notifier) checkAnnotationSummaries(ctx context.Context) {
 		if sm == nil || sm.Part.Done || sm.Part.Attempted.IsZero() {
 			continue
 		}
-		stored, known := n.alreadyAccepted(ctx, job{clusterID: id, summary: true}, sm.Part.Attempted)
+		stored, known := n.alreadyAccepted(ctx, job{kind: jobSummary, clusterID: id}, sm.Part.Attempted)
 		if !known {
 			continue
 		}

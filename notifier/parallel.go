@@ -12,7 +12,7 @@ package notifier
 func byCluster(jobs []job) (archives []job, clusters [][]job) {
 	index := make(map[string]int)
 	for _, j := range jobs {
-		if j.archive != 0 {
+		if j.kind == jobArchive {
 			archives = append(archives, j)
 			continue
 		}

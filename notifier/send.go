@@ -10,19 +10,6 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/workers"
 )
 
-// job is one CloudStack call owed, found by plan.
-type job struct {
-	archive   int // alert type to archive; 0 for the other jobs
-	clusterID string
-	side      collector.Side
-	key       string // finding key; empty for a resolution
-	alert     bool   // the finding's alert rather than its annotation
-	summary   bool   // the cluster's summary annotation
-	// pastDay: the summary annotation of a cluster whose 24-hour budget is used up, which comes on
-	// top of the budget (once in 24 hours)
-	pastDay bool
-}
-
 // plan lists the calls owed, in a stable order, and applies the caps. Findings past
 // MaxAlertsPerCycle in the window, or past their cluster's share of the alert types, are still
 // annotated, but their alert is replaced by one summary alert (pickAlerts hands out the cap in
@@ -35,7 +22,7 @@ func (n *Notifier) plan() []job {
 	n.openWindow()
 	var jobs []job
 	for _, t := range s.Archive {
-		jobs = append(jobs, job{archive: t})
+		jobs = append(jobs, job{kind: jobArchive, alertType: t})
 	}
 	used := s.typesInUse()
 	pick := n.pickAlerts(n.opts.MaxAlertsPerCycle - n.window.alerts)
@@ -65,13 +52,13 @@ func (n *Notifier) plan() []job {
 				continue
 			}
 			if ss.Resolution != nil && !ss.Resolution.Done {
-				annotate(job{clusterID: id, side: side}) // past a cap it waits for room
+				annotate(job{kind: jobResolution, clusterID: id, side: side}) // past a cap it waits for room
 			}
 			for _, key := range sortedKeys(ss.Findings) {
 				a := ss.Findings[key]
 				over := false
 				if !a.Annotation.Done {
-					sent, overBudget := annotate(job{clusterID: id, side: side, key: key})
+					sent, overBudget := annotate(job{kind: jobFindingAnnotation, clusterID: id, side: side, key: key})
 					switch {
 					case overBudget:
 						a.Annotation.Done, a.AnnotationCapped = true, true
@@ -88,7 +75,7 @@ func (n *Notifier) plan() []job {
 						a.Alert.Done, a.Capped = true, true
 						over = true
 					case pick.send[a] && n.planAlert(a, used, id, key):
-						jobs = append(jobs, job{clusterID: id, side: side, key: key, alert: true})
+						jobs = append(jobs, job{kind: jobFindingAlert, clusterID: id, side: side, key: key})
 					default:
 						a.Alert.Done, a.Capped = true, true
 						n.summary[id]++
@@ -217,46 +204,6 @@ func (n *Notifier) unsent(ctx context.Context, jobs []job) []job {
 	return todo
 }
 
-// part returns the state part of a job; nil for an archive job.
-func (n *Notifier) part(j job) *Part {
-	if j.archive != 0 {
-		return nil
-	}
-	cs := n.state.Clusters[j.clusterID]
-	switch {
-	case cs == nil:
-		return nil
-	case j.summary && cs.Summary != nil:
-		return &cs.Summary.Part
-	case j.summary || cs.Sides[j.side] == nil:
-		return nil
-	}
-	ss := cs.Sides[j.side]
-	if j.key == "" {
-		return ss.Resolution
-	}
-	a := ss.Findings[j.key]
-	if a == nil {
-		return nil
-	}
-	if j.alert {
-		return &a.Alert
-	}
-	return &a.Annotation
-}
-
-func (n *Notifier) texts(j job) (annotation, description string, alertType int, kind collector.Kind) {
-	if j.summary {
-		return n.state.Clusters[j.clusterID].Summary.Text, "", 0, ""
-	}
-	ss := n.state.Clusters[j.clusterID].Sides[j.side]
-	if j.key == "" {
-		return InfoAnnotation(resolution(j.side, n.state.Clusters[j.clusterID].Name, ss.State)), "", 0, ""
-	}
-	a := ss.Findings[j.key]
-	return WarnAnnotation(a.Message), AlertDescription(a.Message, n.state.Clusters[j.clusterID].ref(j.clusterID)), a.AlertType, a.Kind
-}
-
 // alreadyAccepted asks CloudStack whether an earlier attempt of the job got through; known is
 // false when CloudStack could not say.
 func (n *Notifier) alreadyAccepted(ctx context.Context, j job, since time.Time) (accepted, known bool) {
@@ -265,9 +212,10 @@ func (n *Notifier) alreadyAccepted(ctx context.Context, j job, since time.Time) 
 	n.locked(func() { annotation, description, alertType, _ = n.texts(j) })
 	var ok bool
 	var err error
-	if j.alert {
+	switch j.kind {
+	case jobFindingAlert:
 		ok, err = n.cs.AlertStored(ctx, alertType, description)
-	} else {
+	default: // an annotation: an archive job is never looked up
 		ok, err = n.cs.HasAnnotation(ctx, j.clusterID, annotation, since.Add(-time.Minute))
 	}
 	if err != nil {
@@ -306,27 +254,28 @@ func (n *Notifier) do(ctx context.Context, j job) {
 
 // call returns a job's CloudStack call, with its texts read from the state now.
 func (n *Notifier) call(ctx context.Context, j job) func() error {
-	if j.archive != 0 {
-		return func() error { return n.cs.ArchiveAlerts(ctx, j.archive) }
+	switch j.kind {
+	case jobArchive:
+		return func() error { return n.cs.ArchiveAlerts(ctx, j.alertType) }
+	case jobFindingAlert:
+		_, description, alertType, _ := n.texts(j)
+		zoneID := n.state.Clusters[j.clusterID].ZoneID
+		return func() error { return n.storeAlert(ctx, alertType, zoneID, description) }
 	}
-	annotation, description, alertType, _ := n.texts(j)
-	if !j.alert {
-		return func() error { return n.cs.AddAnnotation(ctx, j.clusterID, annotation) }
-	}
-	zoneID := n.state.Clusters[j.clusterID].ZoneID
-	return func() error { return n.storeAlert(ctx, alertType, zoneID, description) }
+	annotation, _, _, _ := n.texts(j)
+	return func() error { return n.cs.AddAnnotation(ctx, j.clusterID, annotation) }
 }
 
 // accepted records a job CloudStack accepted.
 func (n *Notifier) accepted(j job) {
-	if j.archive != 0 {
-		n.state.Archive = removeInt(n.state.Archive, j.archive)
+	if j.kind == jobArchive {
+		n.state.Archive = removeInt(n.state.Archive, j.alertType)
 		return
 	}
 	p := n.part(j)
 	p.Done, p.At = true, n.now()
 	n.spent(j.clusterID, j.pastDay)
-	if j.alert {
+	if j.kind == jobFindingAlert {
 		_, _, _, kind := n.texts(j)
 		n.metrics.sent.WithLabelValues(string(kind)).Inc()
 	}
@@ -412,15 +361,4 @@ func removeInt(list []int, v int) []int {
 		}
 	}
 	return out
-}
-
-// op names the CloudStack call a job makes, as fail and isPaused know it.
-func (j job) op() string {
-	switch {
-	case j.archive != 0:
-		return "archiveAlerts"
-	case j.alert:
-		return "generateAlert"
-	}
-	return "addAnnotation"
 }
