@@ -19,7 +19,7 @@ func (n *Notifier) planSummary(cs *ClusterState, id string, more, overDay, dayLe
 	sm := cs.Summary
 	if more+overDay > 0 && (sm == nil || sm.Part.Attempted.IsZero()) {
 		if sm == nil {
-			sm = &AnnotationSummary{}
+			sm = &clusterSummary{}
 			cs.Summary = sm
 		}
 		sm.More += more + overDay

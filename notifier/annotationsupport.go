@@ -18,9 +18,9 @@ import (
 // annotations on clusters do not exist there, the notifier is told once, at WARN, and from then on annotations are skipped,
 // counted, and only the alerts are sent.
 
-// ClusterAnnotationProbe is what a CloudStack writer answers when asked whether the release it
+// clusterAnnotationProbe is what a CloudStack writer answers when asked whether the release it
 // talks to can annotate Kubernetes clusters (for the API: listApis).
-type ClusterAnnotationProbe interface {
+type clusterAnnotationProbe interface {
 	ClusterAnnotationsSupported(ctx context.Context) (bool, error)
 }
 
@@ -49,7 +49,7 @@ func NewAnnotationGuard(reg prometheus.Registerer, logger *slog.Logger) *Annotat
 // Wrap returns cs with the check; a writer that cannot be probed is returned as it is. Each
 // wrapper learns on its own, so that a reload to another management server starts afresh.
 func (g *AnnotationGuard) Wrap(cs CloudStack) CloudStack {
-	probe, ok := cs.(ClusterAnnotationProbe)
+	probe, ok := cs.(clusterAnnotationProbe)
 	if !ok {
 		return cs
 	}
@@ -58,7 +58,7 @@ func (g *AnnotationGuard) Wrap(cs CloudStack) CloudStack {
 
 type guarded struct {
 	CloudStack
-	probe ClusterAnnotationProbe
+	probe clusterAnnotationProbe
 	g     *AnnotationGuard
 
 	mu          sync.Mutex

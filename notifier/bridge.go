@@ -31,9 +31,9 @@ type WebhookAlert struct {
 	Fingerprint string            `json:"fingerprint"`
 }
 
-// Firing is a drift alert that Alertmanager reported firing, kept in the state so that a restart
-// does not take every open finding for resolved.
-type Firing struct {
+// firingAlert is a drift alert that Alertmanager reported firing, kept in the state so that a
+// restart does not take every open finding for resolved.
+type firingAlert struct {
 	StartsAt  time.Time `json:"starts_at"`
 	ClusterID string    `json:"cluster_id"`
 	Key       string    `json:"key"`
@@ -62,7 +62,7 @@ func (n *Notifier) Receive(w Webhook) (changed int) {
 	defer n.mu.Unlock()
 	s := &n.state
 	if s.Firing == nil {
-		s.Firing = make(map[string]Firing)
+		s.Firing = make(map[string]firingAlert)
 	}
 	// Alertmanager sends one alert per fingerprint; should a payload hold more, only the last
 	// counts, or applying them all (firing then resolved, or two startsAt) would change the state
@@ -99,7 +99,7 @@ func (n *Notifier) Receive(w Webhook) (changed int) {
 				full = true
 				continue
 			}
-			s.Firing[a.Fingerprint] = Firing{StartsAt: a.StartsAt, ClusterID: clusterID, Key: f.Key(), Received: n.now()}
+			s.Firing[a.Fingerprint] = firingAlert{StartsAt: a.StartsAt, ClusterID: clusterID, Key: f.Key(), Received: n.now()}
 			changed++
 		}
 	}

@@ -11,7 +11,7 @@ import (
 func TestFiringOnlyKeepsAnnouncedFiringFindings(t *testing.T) {
 	f := finding(collector.KindUnmappedVM, "w2")
 	var s State
-	s.Firing = map[string]Firing{"fp": {StartsAt: t0, ClusterID: "k1", Key: f.Key()}}
+	s.Firing = map[string]firingAlert{"fp": {StartsAt: t0, ClusterID: "k1", Key: f.Key()}}
 	if ev := s.update(s.firingOnly([]collector.ClusterStatus{status(true, true, []collector.Finding{f}, nil)})); len(ev) != 1 {
 		t.Fatalf("events %v, want the new finding", kinds(ev))
 	}

@@ -20,8 +20,8 @@ import (
 // day is the window of the budget.
 const day = 24 * time.Hour
 
-// Day is what one cluster was sent in the last 24 hours.
-type Day struct {
+// daySent is what one cluster was sent in the last 24 hours.
+type daySent struct {
 	// Sent holds when CloudStack accepted each annotation and alert, oldest first; never more
 	// than the budget.
 	Sent []time.Time `json:"sent,omitempty"`
@@ -49,11 +49,11 @@ func (n *Notifier) daySummaryDue(clusterID string) bool {
 // budget is recorded apart.
 func (n *Notifier) spent(clusterID string, budgetSummary bool) {
 	if n.state.Days == nil {
-		n.state.Days = make(map[string]*Day)
+		n.state.Days = make(map[string]*daySent)
 	}
 	d := n.state.Days[clusterID]
 	if d == nil {
-		d = &Day{}
+		d = &daySent{}
 		n.state.Days[clusterID] = d
 	}
 	if budgetSummary {

@@ -139,14 +139,44 @@ func (e *notifierEnv) alerts() []cloudstacktest.Alert {
 	return out
 }
 
+// savedState is what the tests read of the notifier's state file, decoded by its JSON names as
+// another release would read it: the file is an interface, not the notifier's Go types.
+type savedState struct {
+	Clusters map[string]struct {
+		Sides map[collector.Side]struct {
+			Findings map[string]savedAnnouncement `json:"findings"`
+		} `json:"sides"`
+	} `json:"clusters"`
+	Firing map[string]struct{} `json:"firing"` // by fingerprint
+	States map[string]struct {
+		State string    `json:"state"`
+		Since time.Time `json:"since"`
+	} `json:"states"`
+}
+
+// savedAnnouncement is a finding's announcement in the state file.
+type savedAnnouncement struct {
+	VMID       string    `json:"vm_id"`
+	VMName     string    `json:"vm_name"`
+	Annotation savedPart `json:"annotation"`
+	Alert      savedPart `json:"alert"`
+	AlertType  int       `json:"alert_type"`
+	Capped     bool      `json:"capped"`
+}
+
+// savedPart is one call of an announcement in the state file.
+type savedPart struct {
+	Done bool `json:"done"`
+}
+
 // saved decodes the state the notifier last saved.
-func (e *notifierEnv) saved(tb testing.TB) notifier.State {
+func (e *notifierEnv) saved(tb testing.TB) savedState {
 	tb.Helper()
 	raw, err := e.store.LoadNotifierState()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var s notifier.State
+	var s savedState
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &s); err != nil {
 			tb.Fatal(err)

@@ -13,7 +13,7 @@ func TestJobKinds(t *testing.T) {
 	cs := &ClusterState{Sides: map[collector.Side]*SideState{
 		collector.SideVM:   {Findings: map[string]*Announcement{"k": a}},
 		collector.SideNode: {Findings: map[string]*Announcement{}, Resolution: resolution},
-	}, Summary: &AnnotationSummary{}}
+	}, Summary: &clusterSummary{}}
 	n := &Notifier{state: State{Clusters: map[string]*ClusterState{"c1": cs}}}
 	for _, tc := range []struct {
 		name string

@@ -116,7 +116,7 @@ func New(cs CloudStack, store Store, opts Options, metrics *Metrics, logger *slo
 			return nil, fmt.Errorf("notifier state cannot be decoded: %w", err)
 		}
 		if sm := n.state.Summary; sm != nil && sm.Capped == nil {
-			n.state.Summary = nil // counted by cluster name, by an older release (see Summary)
+			n.state.Summary = nil // counted by cluster name, by an older release (see alertSummary)
 		}
 	}
 	n.saved = raw
@@ -189,7 +189,7 @@ func (n *Notifier) Notify(ctx context.Context, statuses []collector.ClusterStatu
 // logEvents logs the events of a pass, at most MaxAnnotationsPerCluster new findings of a
 // cluster one by one and then one line with how many more, so that one cluster cannot flood the
 // log.
-func (n *Notifier) logEvents(events []Event) {
+func (n *Notifier) logEvents(events []event) {
 	type unlogged struct {
 		cluster string
 		count   int
@@ -217,7 +217,7 @@ func (n *Notifier) logEvents(events []Event) {
 	}
 }
 
-func (n *Notifier) logEvent(e Event) {
+func (n *Notifier) logEvent(e event) {
 	if e.Resolved {
 		n.logger.Info(resolution(e.Side, e.Cluster, e.State), "cluster", e.Cluster, "cluster_id", e.ClusterID, "side", string(e.Side))
 		return

@@ -95,13 +95,13 @@ func (n *Notifier) plan() []job {
 	if len(n.summary) > 0 {
 		n.logCapped()
 		if s.Summary == nil {
-			s.Summary = &Summary{Capped: make(map[string]*CappedCount)}
+			s.Summary = &alertSummary{Capped: make(map[string]*cappedCount)}
 		}
 		for id, c := range n.summary {
 			cs := s.Clusters[id]
 			cc := s.Summary.Capped[id]
 			if cc == nil {
-				cc = &CappedCount{}
+				cc = &cappedCount{}
 				s.Summary.Capped[id] = cc
 			}
 			cc.Name, cc.Account, cc.Project = cs.Name, cs.Account, cs.Project

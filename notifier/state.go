@@ -14,15 +14,15 @@ type State struct {
 	// cluster is gone), so that the type can alert again.
 	Archive []int `json:"archive,omitempty"`
 	// Summary is a capped-findings summary alert not yet accepted by CloudStack.
-	Summary *Summary `json:"summary,omitempty"`
+	Summary *alertSummary `json:"summary,omitempty"`
 	// Firing holds the drift alerts Alertmanager reports firing, by fingerprint (alertmanager
 	// mode only).
-	Firing map[string]Firing `json:"firing,omitempty"`
+	Firing map[string]firingAlert `json:"firing,omitempty"`
 	// Days holds, by cluster id, what the cluster was sent over the last 24 hours (see daybudget.go).
-	Days map[string]*Day `json:"days,omitempty"`
+	Days map[string]*daySent `json:"days,omitempty"`
 	// States holds, by cluster id, since when each cluster in an operation state has been in it
 	// (see stuck.go), so that a restart does not start its clock again.
-	States map[string]StateSeen `json:"states,omitempty"`
+	States map[string]stateSeen `json:"states,omitempty"`
 }
 
 // ClusterState is one cluster's notification state.
@@ -37,13 +37,13 @@ type ClusterState struct {
 	Sides   map[collector.Side]*SideState `json:"sides"`
 	// Summary is the annotation that names the new findings past the annotation cap, not yet
 	// accepted by CloudStack.
-	Summary *AnnotationSummary `json:"summary,omitempty"`
+	Summary *clusterSummary `json:"summary,omitempty"`
 }
 
-// AnnotationSummary is the one annotation of a cluster whose new findings passed
+// clusterSummary is the one annotation of a cluster whose new findings passed
 // max_annotations_per_cluster: how many were not annotated one by one, summed with those of
 // earlier passes whose summary CloudStack did not accept yet.
-type AnnotationSummary struct {
+type clusterSummary struct {
 	More int    `json:"more"`
 	Text string `json:"text"`
 	Part Part   `json:"part"`
@@ -101,28 +101,28 @@ func (cs *ClusterState) ref(id string) ClusterRef {
 // Announced reports whether CloudStack accepted every part.
 func (a *Announcement) Announced() bool { return a.Annotation.Done && a.Alert.Done }
 
-// Summary is the one extra alert of a cycle that hit the alert cap: the capped findings by
+// alertSummary is the one extra alert of a cycle that hit the alert cap: the capped findings by
 // cluster uuid, summed with those of earlier cycles whose summary CloudStack did not accept yet.
 // (Releases that counted them by cluster name kept them under "capped", which is no longer read:
 // such a summary is dropped unsent, its findings logged and annotated all the same.)
-type Summary struct {
-	Capped      map[string]*CappedCount `json:"by_cluster"`
+type alertSummary struct {
+	Capped      map[string]*cappedCount `json:"by_cluster"`
 	Limit       int                     `json:"limit"`
 	Description string                  `json:"description,omitempty"` // as last sent, to verify it
 	Part        Part                    `json:"part"`
 }
 
-// CappedCount is how many findings of one cluster the summary counts, with the names that
+// cappedCount is how many findings of one cluster the summary counts, with the names that
 // tell the cluster from another of the same name.
-type CappedCount struct {
+type cappedCount struct {
 	Name    string `json:"name"`
 	Account string `json:"account,omitempty"`
 	Project string `json:"project,omitempty"`
 	Count   int    `json:"count"`
 }
 
-// Event is something to log and announce, decided by update.
-type Event struct {
+// event is something to log and announce, decided by update.
+type event struct {
 	ClusterID, Cluster string
 	Side               collector.Side
 	Resolved           bool // the side matches again
@@ -135,11 +135,11 @@ type Event struct {
 // an announcement, cleared ones are dropped (their alert types queued for archiving), a side whose
 // last finding cleared owes a resolution, and clusters no longer in statuses are forgotten.
 // Skipped clusters and node sides that were not evaluated are left exactly as they were.
-func (s *State) update(statuses []collector.ClusterStatus) []Event {
+func (s *State) update(statuses []collector.ClusterStatus) []event {
 	if s.Clusters == nil {
 		s.Clusters = make(map[string]*ClusterState)
 	}
-	var events []Event
+	var events []event
 	present := make(map[string]bool, len(statuses))
 	for i := range statuses {
 		st := &statuses[i]
@@ -181,12 +181,12 @@ func (s *State) update(statuses []collector.ClusterStatus) []Event {
 // never announced, and an announced finding that becomes accepted is dropped like one that
 // cleared (its alert archived), so that it is new again once its rule is removed. accepted says
 // whether the side has accepted findings: while it does, it does not match again.
-func (s *State) updateSide(cs *ClusterState, c collector.Cluster, side collector.Side, findings []collector.Finding, accepted bool) []Event {
+func (s *State) updateSide(cs *ClusterState, c collector.Cluster, side collector.Side, findings []collector.Finding, accepted bool) []event {
 	ss := cs.Sides[side]
 	if ss == nil {
 		ss = &SideState{Findings: make(map[string]*Announcement)}
 	}
-	var events []Event
+	var events []event
 	current := make(map[string]bool, len(findings))
 	for _, f := range findings {
 		key := f.Key()
@@ -195,7 +195,7 @@ func (s *State) updateSide(cs *ClusterState, c collector.Cluster, side collector
 			continue
 		}
 		ss.Findings[key] = &Announcement{Kind: f.Kind, Message: f.Message, FirstSeen: f.FirstSeen, VMID: f.VMID, VMName: f.VMName}
-		events = append(events, Event{ClusterID: c.ID, Cluster: c.Name, Side: side, Finding: f})
+		events = append(events, event{ClusterID: c.ID, Cluster: c.Name, Side: side, Finding: f})
 	}
 	hadFindings := len(ss.Findings) > 0
 	for key, a := range ss.Findings {
@@ -216,7 +216,7 @@ func (s *State) updateSide(cs *ClusterState, c collector.Cluster, side collector
 	case hadFindings || ss.AcceptedOnly:
 		ss.AcceptedOnly = false
 		ss.Resolution = &Part{}
-		events = append(events, Event{ClusterID: c.ID, Cluster: c.Name, Side: side, Resolved: true})
+		events = append(events, event{ClusterID: c.ID, Cluster: c.Name, Side: side, Resolved: true})
 	}
 	if len(ss.Findings) == 0 && ss.Resolution == nil && !ss.AcceptedOnly {
 		delete(cs.Sides, side)

@@ -18,7 +18,7 @@ func finding(kind collector.Kind, id string) collector.Finding {
 	return collector.Finding{Kind: kind, VMID: id, VMName: "vm-" + id, Message: string(kind) + " " + id, FirstSeen: t0}
 }
 
-func kinds(events []Event) []string {
+func kinds(events []event) []string {
 	var out []string
 	for _, e := range events {
 		if e.Resolved {

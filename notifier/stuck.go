@@ -6,9 +6,9 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 )
 
-// StateSeen is since when a cluster has been in an operation state, as the exporter first saw
+// stateSeen is since when a cluster has been in an operation state, as the exporter first saw
 // it (or CloudStack recorded it).
-type StateSeen struct {
+type stateSeen struct {
 	State string    `json:"state"`
 	Since time.Time `json:"since"`
 }
@@ -36,12 +36,12 @@ func (s *State) rememberStates(statuses []collector.ClusterStatus) {
 			continue
 		}
 		if s.States == nil {
-			s.States = make(map[string]StateSeen)
+			s.States = make(map[string]stateSeen)
 		}
 		if old, ok := s.States[c.ID]; ok && old.State == c.State && !old.Since.After(since) {
 			continue
 		}
-		s.States[c.ID] = StateSeen{State: c.State, Since: since.UTC()}
+		s.States[c.ID] = stateSeen{State: c.State, Since: since.UTC()}
 	}
 	present := make(map[string]bool, len(statuses))
 	for i := range statuses {
@@ -58,7 +58,7 @@ func (s *State) rememberStates(statuses []collector.ClusterStatus) {
 // finding. Only leaving the state resolves it ("no longer stuck"): a finding that goes while the
 // cluster stays in the state (check.stuck_after raised, or 0) is dropped without a resolution,
 // which would not be true.
-func (s *State) updateOperation(cs *ClusterState, c collector.Cluster, findings []collector.Finding, accepted bool) []Event {
+func (s *State) updateOperation(cs *ClusterState, c collector.Cluster, findings []collector.Finding, accepted bool) []event {
 	if ss := cs.Sides[collector.SideOperation]; ss != nil && len(findings) == 0 && !accepted && ss.State == c.State {
 		s.archiveAll(ss)
 		delete(cs.Sides, collector.SideOperation)

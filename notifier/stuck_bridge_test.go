@@ -21,7 +21,7 @@ func TestFiringOnlyStuck(t *testing.T) {
 	if ev := s.update(s.firingOnly(skipped("Scaling", stuck))); len(ev) != 0 {
 		t.Fatalf("events %v before Alertmanager reports the alert", kinds(ev))
 	}
-	s.Firing = map[string]Firing{"fp": {StartsAt: t0, ClusterID: "k1", Key: stuck.Key()}}
+	s.Firing = map[string]firingAlert{"fp": {StartsAt: t0, ClusterID: "k1", Key: stuck.Key()}}
 	if ev := kinds(s.update(s.firingOnly(skipped("Scaling", stuck)))); !slices.Equal(ev, []string{"new stuck_in_operation"}) {
 		t.Fatalf("events %v, want the stuck cluster announced", ev)
 	}

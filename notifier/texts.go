@@ -115,7 +115,7 @@ func findingsWhere(findingsURL string) string {
 // summaryDescription sums up the findings that the cap kept from being alerted one by one, by
 // cluster uuid (two clusters may share a name), the most first: "<uuid> (<name>, account
 // <account>[, project <project>]): <count>".
-func summaryDescription(capped map[string]*CappedCount, limit int, findingsURL string) string {
+func summaryDescription(capped map[string]*cappedCount, limit int, findingsURL string) string {
 	ids := make([]string, 0, len(capped))
 	total := 0
 	for id, c := range capped {
@@ -137,7 +137,7 @@ func summaryDescription(capped map[string]*CappedCount, limit int, findingsURL s
 }
 
 // owned is "<name>, account <account>[, project <project>]" of a capped cluster.
-func (c *CappedCount) owned() string {
+func (c *cappedCount) owned() string {
 	s := safetext.Line(c.Name, maxOwnerName)
 	if a := safetext.Line(c.Account, maxOwnerName); a != "" {
 		s += ", account " + a

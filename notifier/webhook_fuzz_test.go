@@ -125,7 +125,7 @@ func FuzzWebhook(f *testing.F) {
 }
 
 // savedFiring returns the firing alerts of the state the notifier saved, none if it saved none.
-func savedFiring(t *testing.T, store *memStore) map[string]Firing {
+func savedFiring(t *testing.T, store *memStore) map[string]firingAlert {
 	t.Helper()
 	if store.raw == nil {
 		return nil
@@ -144,17 +144,17 @@ func isDrift(a WebhookAlert) bool {
 	return short && a.Labels["cluster_id"] != "" && a.Fingerprint != "" && slices.Contains(collector.Kinds, collector.Kind(a.Labels["kind"]))
 }
 
-// recordOf is what the state must hold for a firing drift alert; the zero Firing for others.
-func recordOf(a WebhookAlert) Firing {
+// recordOf is what the state must hold for a firing drift alert; the zero firingAlert for others.
+func recordOf(a WebhookAlert) firingAlert {
 	if !isDrift(a) || a.Status == "resolved" {
-		return Firing{}
+		return firingAlert{}
 	}
 	f := collector.Finding{Kind: collector.Kind(a.Labels["kind"]), VMID: a.Labels["vm_id"], VMName: a.Labels["vm_name"]}
-	return Firing{StartsAt: a.StartsAt, ClusterID: a.Labels["cluster_id"], Key: f.Key()}
+	return firingAlert{StartsAt: a.StartsAt, ClusterID: a.Labels["cluster_id"], Key: f.Key()}
 }
 
 // sameFiring compares records; the times by instant, as JSON keeps no location.
-func sameFiring(a, b Firing) bool {
+func sameFiring(a, b firingAlert) bool {
 	return a.ClusterID == b.ClusterID && a.Key == b.Key && a.StartsAt.Equal(b.StartsAt)
 }
 
