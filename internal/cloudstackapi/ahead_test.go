@@ -13,6 +13,8 @@ import (
 type pages struct {
 	n, size int
 	count   func(page int) int // the count an answer reports; nil: n
+	// answer, when set, is the whole answer to a page: a server that pages as it likes.
+	answer func(page, size int) (count int, items []int)
 
 	mu       sync.Mutex
 	inFlight int
@@ -57,29 +59,38 @@ func (ps *pages) request(p, size int) (rawPage, error) {
 	if err := ps.fail[p]; err != nil {
 		return rawPage{}, err
 	}
+	if ps.answer != nil {
+		count, items := ps.answer(p, size)
+		return rawPage{page: p, count: count, items: items}, nil
+	}
 	count := ps.n
 	if ps.count != nil {
 		count = ps.count(p)
 	}
-	var items []int
-	for i := (p - 1) * size; i < min(p*size, ps.n); i++ {
-		items = append(items, i)
-	}
-	return rawPage{page: p, count: count, items: items}, nil
+	return rawPage{page: p, count: count, items: itemsOf(p, size, ps.n)}, nil
 }
 
-// TestListAheadAsksForTheNextPageWhileDecoding: once the count is known, page p+1 is requested
+// itemsOf is page p of n items 0, 1, ... in pages of size.
+func itemsOf(p, size, n int) []int {
+	var items []int
+	for i := (p - 1) * size; i < min(p*size, n); i++ {
+		items = append(items, i)
+	}
+	return items
+}
+
+// TestListAsksForTheNextPageWhileDecoding: once the count is known, page p+1 is requested
 // while page p is decoded (the decode of p waits until that request has started: without the
 // overlap this test would never end), one request at a time, and no page past the count.
-func TestListAheadAsksForTheNextPageWhileDecoding(t *testing.T) {
+func TestListAsksForTheNextPageWhileDecoding(t *testing.T) {
 	t.Parallel()
 	ps := newPages(23, 5) // 5 pages, the last one short
-	got, err := ListAhead("things", 5, ps.request, func(r rawPage) (int, []int, error) {
+	got, err := List(Listing[int, rawPage]{What: "things", Size: 5, Count: Total, Request: ps.request, Decode: func(r rawPage) (int, []int, error) {
 		if r.page >= 2 && r.page < 5 {
 			<-ps.startedCh(r.page + 1) // decoding overlaps the next request
 		}
 		return r.count, r.items, nil
-	})
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,9 +123,9 @@ func TestListAheadErrors(t *testing.T) {
 			t.Parallel()
 			ps := newPages(23, 5)
 			tc.setup(ps)
-			got, err := ListAhead("things", 5, ps.request, decode)
+			got, err := List(Listing[int, rawPage]{What: "things", Size: 5, Count: Total, Request: ps.request, Decode: decode})
 			if err == nil || !strings.Contains(err.Error(), tc.want) || got != nil {
-				t.Errorf("ListAhead = %v, %v; want an error with %q", got, err, tc.want)
+				t.Errorf("List = %v, %v; want an error with %q", got, err, tc.want)
 			}
 			ps.mu.Lock()
 			defer ps.mu.Unlock()

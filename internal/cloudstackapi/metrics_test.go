@@ -30,19 +30,20 @@ func TestMetricsMatchTheCallLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := s.AnswerBytes()
-	vms, err := ListAll("VMs", 10, func(page, size int) (int, []json.RawMessage, error) {
+	type page struct {
+		Count int               `json:"count"`
+		VMs   []json.RawMessage `json:"virtualmachine"`
+	}
+	vms, err := List(Listing[json.RawMessage, page]{What: "VMs", Size: 10, Count: Total, Request: func(n, size int) (page, error) {
 		p := &cs.CustomServiceParams{}
 		p.SetParam("listall", true)
-		p.SetParam("page", page)
+		p.SetParam("page", n)
 		p.SetParam("pagesize", size)
 		custom, _ := cs.NewCustomService(c.SDK(context.Background())).(*cs.CustomService)
-		var body struct {
-			Count int               `json:"count"`
-			VMs   []json.RawMessage `json:"virtualmachine"`
-		}
+		var body page
 		err := custom.CustomRequest("listVirtualMachines", p, &body)
-		return body.Count, body.VMs, err
-	})
+		return body, err
+	}, Decode: func(body page) (int, []json.RawMessage, error) { return body.Count, body.VMs, nil }})
 	if err != nil || len(vms) != 23 {
 		t.Fatalf("listed %d VMs, %v", len(vms), err)
 	}

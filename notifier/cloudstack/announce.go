@@ -50,17 +50,17 @@ func (s *Writer) AddAnnotation(ctx context.Context, clusterID, text string) erro
 // HasAnnotation reports whether the cluster carries text in an annotation created since.
 func (s *Writer) HasAnnotation(ctx context.Context, clusterID, text string, since time.Time) (bool, error) {
 	c := s.api.SDK(ctx)
-	got, err := cloudstackapi.ListAll("annotations", s.pageSize, func(page, size int) (int, []*cs.Annotation, error) {
-		p := c.Annotation.NewListAnnotationsParams()
-		p.SetEntitytype(entityType)
-		p.SetEntityid(clusterID)
-		p.SetPage(page)
-		p.SetPagesize(size)
-		r, err := c.Annotation.ListAnnotations(p)
-		if err != nil {
-			return 0, nil, err
-		}
-		return r.Count, r.Annotations, nil
+	got, err := cloudstackapi.List(cloudstackapi.Listing[*cs.Annotation, *cs.ListAnnotationsResponse]{
+		What: "annotations", Size: s.pageSize, Count: cloudstackapi.Total,
+		Request: func(page, size int) (*cs.ListAnnotationsResponse, error) {
+			p := c.Annotation.NewListAnnotationsParams()
+			p.SetEntitytype(entityType)
+			p.SetEntityid(clusterID)
+			p.SetPage(page)
+			p.SetPagesize(size)
+			return c.Annotation.ListAnnotations(p)
+		},
+		Decode: func(r *cs.ListAnnotationsResponse) (int, []*cs.Annotation, error) { return r.Count, r.Annotations, nil },
 	})
 	if err != nil {
 		return false, err

@@ -1,6 +1,8 @@
 package api
 
 import (
+	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -90,27 +92,24 @@ func latestEvent(c *cs.CloudStackClient, cluster collector.Cluster, kinds []coll
 		default:
 			continue // only the database knows a cluster's internal id
 		}
-		for page := 1; page <= maxEventPages; page++ {
-			body, err := requestPage(c, "listEvents", "", page, eventPageSize, extra)
-			if err != nil {
-				return time.Time{}, false
-			}
-			_, events, err := decodeList[wireEvent](body, "event")
-			if err != nil {
-				return time.Time{}, false
-			}
-			found := false
-			for _, e := range events {
-				if at := eventTime(e, k, cluster); !at.IsZero() {
-					if at.After(latest) {
-						latest = at
-					}
-					found = true
-					break // newest first
-				}
-			}
-			if found || len(events) < eventPageSize {
-				break
+		// A look-up wants the newest such event, not every event: it reads no count (the total,
+		// cloudstackapi.Unread) and ends at a short page, at the page that holds one, or at
+		// maxEventPages without one.
+		names := func(e wireEvent) bool { return !eventTime(e, k, cluster).IsZero() }
+		events, err := cloudstackapi.List(cloudstackapi.Listing[wireEvent, json.RawMessage]{
+			What: "events", Size: eventPageSize, Count: cloudstackapi.Unread, MaxPages: maxEventPages,
+			Until: func(page []wireEvent) bool { return slices.ContainsFunc(page, names) },
+			Request: func(page, size int) (json.RawMessage, error) {
+				return requestPage(c, "listEvents", "", page, size, extra)
+			},
+			Decode: func(body json.RawMessage) (int, []wireEvent, error) { return decodeList[wireEvent](body, "event") },
+		})
+		if err != nil {
+			return time.Time{}, false
+		}
+		if i := slices.IndexFunc(events, names); i >= 0 { // newest first
+			if at := eventTime(events[i], k, cluster); at.After(latest) {
+				latest = at
 			}
 		}
 	}

@@ -1,53 +1,60 @@
 package api
 
 import (
+	"encoding/json"
 	"fmt"
+
+	cs "github.com/apache/cloudstack-go/v2/cloudstack"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
 )
 
-// maxPages bounds a listing that does not trust count: a server that keeps answering full pages
-// of new items ends the listing with an error after this many pages, instead of never.
-const maxPages = 10000
-
-// listUntilShort loops over pages until a page comes back shorter than size (an empty page
-// included). listKubernetesClusters answers count = the items on this page in 4.14 up to the 4.20
-// line (KubernetesClusterManagerImpl.listKubernetesClusters calls setResponses(list) without a
-// total, e.g. at 4.14.0.0 and 4.17.0.0) and the total later, so count is only checked where it
-// can only be a total: on the last page it must equal that page's length or every item read.
-// A count larger than its page's length can only be a total too: then the listing ends as soon
-// as it holds count items, without asking for the empty page after a full last one.
-func listUntilShort[T any](what string, size int, fetch cloudstackapi.Page[T]) ([]T, error) {
-	var all []T
-	total := -1 // count, once a page showed it is the total
-	for p := 1; p <= maxPages; p++ {
-		var count int
-		var items []T
-		err := cloudstackapi.Guard(func() (err error) { count, items, err = fetch(p, size); return err })
-		if err != nil {
-			return nil, fmt.Errorf("list %s, page %d: %w", what, p, cloudstackapi.Redact(err))
-		}
-		if len(items) > size {
-			return nil, fmt.Errorf("list %s, page %d: %d items on a page of %d", what, p, len(items), size)
-		}
-		all = append(all, items...)
-		if count > len(items) {
-			total = count
-		}
-		if total >= 0 && len(all) >= total && len(items) == size {
-			if len(all) > total {
-				return nil, fmt.Errorf("list %s: %d items after page %d, but count is %d", what, len(all), p, total)
-			}
-			return all, nil
-		}
-		if len(items) < size {
-			if count != len(items) && count != len(all) {
-				return nil, fmt.Errorf("list %s: the listing ended at %d items after page %d, but count is %d", what, len(all), p, count)
-			}
-			return all, nil
-		}
+// listPages lists a command in one scope (project: "" or "-1"), named name in errors, with count
+// saying what its count means (cloudstackapi.List); each page is shrunk to what the check needs
+// as it is decoded.
+func listPages[W, T any](c *cs.CloudStackClient, command, key string, count cloudstackapi.Count, size int, extra map[string]string, to func(*W) T) func(name, project string) ([]T, error) {
+	return func(name, project string) ([]T, error) {
+		return cloudstackapi.List(cloudstackapi.Listing[T, json.RawMessage]{What: name, Size: size, Count: count,
+			Request: func(page, size int) (json.RawMessage, error) {
+				return requestPage(c, command, project, page, size, extra)
+			},
+			Decode: func(body json.RawMessage) (int, []T, error) { return decodePage(body, key, to) }})
 	}
-	return nil, fmt.Errorf("list %s: still full pages after %d pages of %d", what, maxPages, size)
+}
+
+// requestPage asks for one page of a list command in one scope and returns the answer undecoded.
+func requestPage(c *cs.CloudStackClient, command, project string, page, size int, extra map[string]string) (json.RawMessage, error) {
+	p := &cs.CustomServiceParams{}
+	p.SetParam("listall", true)
+	p.SetParam("page", page)
+	p.SetParam("pagesize", size)
+	if project != "" {
+		p.SetParam("projectid", project)
+	}
+	for k, v := range extra {
+		p.SetParam(k, v)
+	}
+	var body json.RawMessage
+	custom, _ := cs.NewCustomService(c).(*cs.CustomService)
+	if err := custom.CustomRequest(command, p, &body); err != nil {
+		return nil, err
+	}
+	return body, nil
+}
+
+// decodePage decodes a page leniently and shrinks its items.
+func decodePage[W, T any](body json.RawMessage, key string, to func(*W) T) (int, []T, error) {
+	count, items, err := decodeList[W](body, key)
+	return count, shrink(items, to), err
+}
+
+// shrink converts a page of decoded items.
+func shrink[T any, U any](items []T, to func(*T) U) []U {
+	out := make([]U, len(items))
+	for i := range items {
+		out[i] = to(&items[i])
+	}
+	return out
 }
 
 // listScopes lists in every scope: "" for the resources outside projects, "-1" for those of all

@@ -2,7 +2,6 @@ package api
 
 import (
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -85,36 +84,26 @@ func (v *versionCache) lookup(c *cs.CloudStackClient, size int, ids []string, no
 // KubernetesVersionManagerImpl.listKubernetesSupportedVersions): 4.14.0.0 ignores page and
 // pagesize and answers the whole list on every page (kubernetesSupportedVersionDao.listAll());
 // 4.15.0.0 on pages with a Filter of them (as at 4.17.0.0 and 4.19.0.0). Every release answers
-// count = the items of the page (setResponses without a total), so count is not read. The listing
-// ends at a short page, at a page larger than asked for (a release that does not page), or at a
-// page that adds no new id (one that repeats the whole list).
+// count = the items of the page (setResponses without a total), so count is not read
+// (cloudstackapi.Unread): the listing ends at a short page, at a page larger than asked for (a
+// release that does not page), or at a page that adds no new id (one that repeats the whole list).
 func listVersions(c *cs.CloudStackClient, size int) (map[string]string, error) {
-	out := make(map[string]string)
-	for page := 1; page <= maxPages; page++ {
-		var items []wireVersion
-		err := cloudstackapi.Guard(func() error {
-			body, err := requestVersions(c, page, size)
-			if err != nil {
-				return err
-			}
-			_, items, err = decodeList[wireVersion](body, "kubernetessupportedversion")
-			return err
-		})
-		if err != nil {
-			return nil, fmt.Errorf("list kubernetes versions, page %d: %w", page, cloudstackapi.Redact(err))
-		}
-		added := 0
-		for _, it := range items {
-			if _, seen := out[string(it.ID)]; it.ID != "" && !seen {
-				out[string(it.ID)] = string(it.SemanticVersion)
-				added++
-			}
-		}
-		if len(items) != size || added == 0 {
-			return out, nil
-		}
+	versions, err := cloudstackapi.List(cloudstackapi.Listing[wireVersion, json.RawMessage]{
+		What: "kubernetes versions", Size: size, Count: cloudstackapi.Unread,
+		ID:      func(v wireVersion) string { return string(v.ID) },
+		Request: func(page, size int) (json.RawMessage, error) { return requestVersions(c, page, size) },
+		Decode: func(body json.RawMessage) (int, []wireVersion, error) {
+			return decodeList[wireVersion](body, "kubernetessupportedversion")
+		},
+	})
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("list kubernetes versions: still full pages after %d pages of %d", maxPages, size)
+	out := make(map[string]string, len(versions))
+	for _, v := range versions {
+		out[string(v.ID)] = string(v.SemanticVersion)
+	}
+	return out, nil
 }
 
 // requestVersions asks for one page of listKubernetesSupportedVersions through cloudstack-go
