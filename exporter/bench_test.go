@@ -67,7 +67,7 @@ func benchExporter(b *testing.B, snap *collector.Snapshot) http.Handler {
 	e.exposition = &exposition{live: e.live, logger: e.logger}
 	e.publish(snap)
 	e.ready.Store(true)
-	h, err := e.Handler("/metrics")
+	h, err := e.handler("/metrics")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -190,15 +190,15 @@ func (e *Exporter) current() (*config.Config, sources) {
 	return e.cfg, e.src
 }
 
-// Snapshot returns the result of the last completed cycle.
-func (e *Exporter) Snapshot() *collector.Snapshot {
+// lastSnapshot returns the result of the last completed cycle.
+func (e *Exporter) lastSnapshot() *collector.Snapshot {
 	return e.snapshot.Load()
 }
 
-// Reload asks the loop to read the configuration file again and waits for the answer. A file
+// requestReload asks the loop to read the configuration file again and waits for the answer. A file
 // that does not load, or whose back ends cannot be built, leaves the running configuration in
-// place. It needs the loop (Loop or Run) running, and gives up when ctx ends.
-func (e *Exporter) Reload(ctx context.Context) error {
+// place. It needs the loop (loop or Run) running, and gives up when ctx ends.
+func (e *Exporter) requestReload(ctx context.Context) error {
 	reply := make(chan error, 1) // the loop never waits for the asker
 	select {
 	case e.reloads <- reply:
@@ -218,7 +218,7 @@ func (e *Exporter) Reload(ctx context.Context) error {
 
 var errStopped = errors.New("the exporter is stopping")
 
-// applyReload is the loop's side of Reload: it loads the file, swaps the configuration and its
+// applyReload is the loop's side of requestReload: it loads the file, swaps the configuration and its
 // back ends, records the outcome and returns the back ends it replaced, for the loop to close
 // once no cycle uses them, and whether checking was switched on or off.
 func (e *Exporter) applyReload() (replaced sources, toggled bool, err error) {
@@ -267,10 +267,10 @@ func (e *Exporter) reload() (replaced sources, toggled bool, err error) {
 	return replaced, cfg.Check.Enabled != old.Check.Enabled || !slices.Equal(cfg.Accept, old.Accept), nil
 }
 
-// Trigger asks the loop for a cycle: now, or right after the one under way. Requests that arrive
+// requestCycle asks the loop for a cycle: now, or right after the one under way. Requests that arrive
 // before the loop takes the first one are the same request: cycles are never doubled, and a
 // request is never lost.
-func (e *Exporter) Trigger() {
+func (e *Exporter) requestCycle() {
 	select {
 	case e.trigger <- struct{}{}:
 	default: // one is already waiting

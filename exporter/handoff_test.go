@@ -57,7 +57,7 @@ func TestTriggerAtEveryHandoff(t *testing.T) {
 				t.Fatalf("the request that drove the exporter to %s: %d", point, code)
 			}
 			e.waitFor("a cycle started after the /-/check at "+string(point), func() bool {
-				return e.exp.Snapshot().Start.After(requested)
+				return e.exp.lastSnapshot().Start.After(requested)
 			})
 		})
 	}

@@ -5,9 +5,9 @@ import (
 	"net/http"
 )
 
-// Handler returns every endpoint of the exporter. The metrics and /findings are served from the
+// handler returns every endpoint of the exporter. The metrics and /findings are served from the
 // last snapshot and never wait for CloudStack or SSH.
-func (e *Exporter) Handler(telemetryPath string) (http.Handler, error) {
+func (e *Exporter) handler(telemetryPath string) (http.Handler, error) {
 	mux := http.NewServeMux()
 	mux.Handle(telemetryPath, e.exposition)
 	mux.HandleFunc("GET /findings", e.serveFindings)
@@ -26,7 +26,7 @@ func (e *Exporter) Handler(telemetryPath string) (http.Handler, error) {
 		if !e.lifecycle.allow(w, "reload") {
 			return
 		}
-		if err := e.Reload(r.Context()); err != nil {
+		if err := e.requestReload(r.Context()); err != nil {
 			// The reason names files and settings: it goes to the log, not to any caller.
 			http.Error(w, "Reload failed, the previous configuration stays in use; the exporter's log says why", http.StatusInternalServerError)
 			return
@@ -37,7 +37,7 @@ func (e *Exporter) Handler(telemetryPath string) (http.Handler, error) {
 		if !e.lifecycle.allow(w, "check") || !e.lifecycle.allowCheck(w) {
 			return
 		}
-		e.Trigger()
+		e.requestCycle()
 		w.WriteHeader(http.StatusAccepted)
 		_, _ = w.Write([]byte("Check cycle queued: it starts now, or when the cycle under way ends\n"))
 	})
@@ -51,7 +51,7 @@ func (e *Exporter) serveFindings(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	rep := report.New(e.Snapshot(), e.reportContext())
+	rep := report.New(e.lastSnapshot(), e.reportContext())
 	rep.Clusters = filter.Apply(rep.Clusters)
 	w.Header().Set("Content-Type", "application/json")
 	// curl in a terminal shows it: no unsafe character raw (report.WriteJSON), as for --once.

@@ -38,7 +38,7 @@ func newHandler(t *testing.T, opts Options) (*Exporter, http.Handler) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = exp.Close() })
-	h, err := exp.Handler("/metrics")
+	h, err := exp.handler("/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}

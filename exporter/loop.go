@@ -37,11 +37,11 @@ type job struct {
 	cfg   *config.Config // the configuration of a cycle: the next one is due check.interval after it
 }
 
-// Loop is the one goroutine that owns cycles: it runs a cycle at once and then every
-// check.interval, a cycle asked for by Trigger or by a reload that switches checking on or off,
+// loop is the one goroutine that owns cycles: it runs a cycle at once and then every
+// check.interval, a cycle asked for by requestCycle or by a reload that switches checking on or off,
 // the notification passes asked for by the Alertmanager bridge, and reloads. Requests that arrive
 // while a job runs wait for it. It returns when ctx ends, after the job under way.
-func (e *Exporter) Loop(ctx context.Context) {
+func (e *Exporter) loop(ctx context.Context) {
 	defer close(e.stopped)
 	timer := time.NewTimer(0)
 	defer timer.Stop()

@@ -64,6 +64,6 @@ func (e *Exporter) newLiveRegistry() *prometheus.Registry {
 // MetricNames (a scrape uses the encoded bodies of exposition instead).
 func (e *Exporter) gatherer() prometheus.Gatherer {
 	checks := prometheus.NewRegistry()
-	checks.MustRegister(collector.NewMetrics(e.Snapshot))
+	checks.MustRegister(collector.NewMetrics(e.lastSnapshot))
 	return prometheus.Gatherers{checks, e.live}
 }

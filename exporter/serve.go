@@ -26,7 +26,7 @@ type ServeOptions struct {
 // Run serves HTTP, runs the check loop and reloads on SIGHUP until ctx ends; then it stops the
 // server and lets the cycle under way end (its context is cancelled, so it ends promptly).
 func (e *Exporter) Run(ctx context.Context, o ServeOptions) error {
-	handler, err := e.Handler(o.TelemetryPath)
+	handler, err := e.handler(o.TelemetryPath)
 	if err != nil {
 		return err
 	}
@@ -50,7 +50,7 @@ func (e *Exporter) Run(ctx context.Context, o ServeOptions) error {
 
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); e.Loop(ctx) }()
+	go func() { defer wg.Done(); e.loop(ctx) }()
 	go func() { defer wg.Done(); e.reloadOnHUP(ctx) }()
 
 	serveErr := make(chan error, 1)
@@ -81,7 +81,7 @@ func (e *Exporter) reloadOnHUP(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-hup:
-			_ = e.Reload(ctx) // logged and counted by the loop
+			_ = e.requestReload(ctx) // logged and counted by the loop
 		}
 	}
 }

@@ -153,7 +153,7 @@ func soakEnvInt(t *testing.T, name string, def int) int {
 func (r *soakRun) waitCycle(last uint64) uint64 {
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
-		if n := r.e.exp.Snapshot().Cycles; n > last {
+		if n := r.e.exp.lastSnapshot().Cycles; n > last {
 			return n
 		}
 		if time.Now().After(deadline) {

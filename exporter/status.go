@@ -44,7 +44,7 @@ func (e *Exporter) routeStatus(mux *http.ServeMux, telemetryPath string) {
 
 func (e *Exporter) statusPage(telemetryPath string) *report.StatusPage {
 	x := e.reportContext()
-	p := report.NewStatusPage(report.New(e.Snapshot(), x).Printable(), version.Version, telemetryPath, x.Now)
+	p := report.NewStatusPage(report.New(e.lastSnapshot(), x).Printable(), version.Version, telemetryPath, x.Now)
 	cfg, _ := e.current()
 	p.NodeSource = string(cfg.Check.NodeSource)
 	return p
