@@ -8,21 +8,10 @@ import (
 	"time"
 )
 
-// Nodes is what kubectl reported for a cluster. Evaluated is false when the node list could not be
-// read: the node side is then not compared at all, so that an unreachable control node never
-// clears or invents a node finding.
-type Nodes struct {
-	Names []string
-	// Versions holds the kubelet version of each node of Names whose source reported one.
-	Versions  map[string]string
-	Evaluated bool
-}
-
 // Result holds the findings of one cluster, per side, in a stable order.
 type Result struct {
-	VM             []Finding
-	Node           []Finding
-	NodesEvaluated bool
+	VM   []Finding
+	Node []Finding
 }
 
 // VM states in which a mapped VM has been or is being expunged.
@@ -32,11 +21,12 @@ func expunging(state string) bool {
 
 // Compare is the drift check of one cluster: a pure function of the cluster with its VM map, the
 // inventory's VMs (through idx), the Kubernetes nodes, the time and the grace period. VMs younger
-// than grace are never flagged, so that VMs being created are not reported.
-func Compare(c Cluster, idx *Index, nodes Nodes, now time.Time, grace time.Duration) Result {
+// than grace are never flagged, so that VMs being created are not reported; the node side is
+// compared only when the nodes were read (NodeList.Read).
+func Compare(c Cluster, idx *Index, nodes NodeList, now time.Time, grace time.Duration) Result {
 	young := func(created time.Time) bool { return !created.IsZero() && now.Sub(created) < grace }
 	named := idx.NamedAsNodes(c)
-	res := Result{NodesEvaluated: nodes.Evaluated}
+	var res Result
 
 	visible := 0
 	for _, m := range c.Mapped {
@@ -71,7 +61,7 @@ func Compare(c Cluster, idx *Index, nodes Nodes, now time.Time, grace time.Durat
 		}
 	}
 
-	if nodes.Evaluated {
+	if nodes.Read() {
 		res.Node = compareNodes(c, named, nodes.Names, young)
 		res.Node = append(res.Node, compareVersions(c, named, nodes, young)...)
 	}

@@ -226,7 +226,7 @@ var families = []family{
 		}
 	}},
 	{desc: reachableDesc, perCluster: true, order: byID, series: func(emit emitter, _ *Snapshot, cs ClusterStatus) {
-		emit(prometheus.GaugeValue, boolValue(cs.NodesReachable), cs.Cluster.ID, cs.Cluster.Name)
+		emit(prometheus.GaugeValue, boolValue(cs.Nodes.Read()), cs.Cluster.ID, cs.Cluster.Name)
 	}},
 	{desc: lastSuccessDesc, series: func(emit emitter, s *Snapshot, _ ClusterStatus) {
 		if !s.LastSuccess.IsZero() {

@@ -18,13 +18,13 @@ func testSnapshot() *Snapshot {
 		Clusters: []ClusterStatus{
 			{
 				Cluster: Cluster{ID: "k1", Name: "test", ZoneName: "zone1", Account: "alice", Domain: "ROOT", State: "Alert", ClusterType: "CloudManaged"},
-				Checked: true, NodesReachable: true,
+				Checked: true, Nodes: NodesRead(nil, nil),
 				VM:   []Finding{{Kind: KindUnmappedVM, VMID: "w2", VMName: "test-node-2"}},
 				Node: []Finding{{Kind: KindNodeWithoutVM, VMName: "ghost"}},
 			},
 			{
 				Cluster: Cluster{ID: "k3", Name: "dark", ZoneName: "zone2", Account: "alice", Domain: "ROOT", State: "Running", ClusterType: "CloudManaged"},
-				Checked: true, NodesError: "timeout",
+				Checked: true, Nodes: NodeList{Err: "timeout"},
 			},
 			{
 				Cluster:    Cluster{ID: "k2", Name: "busy", ZoneName: "zone1", Account: "bob", Domain: "ROOT", Project: "p", State: "Scaling", ClusterType: "CloudManaged"},

@@ -50,7 +50,7 @@ func RecordResolved(history []Resolved, prev, next []ClusterStatus, now time.Tim
 			continue
 		}
 		fresh = appendCleared(fresh, s.Cluster, p.present(SideVM), s.present(SideVM), now)
-		if s.NodesEvaluated {
+		if s.NodesEvaluated() {
 			fresh = appendCleared(fresh, s.Cluster, p.present(SideNode), s.present(SideNode), now)
 		}
 	}

@@ -13,7 +13,7 @@ func TestRecordResolved(t *testing.T) {
 	unmapped := Finding{Kind: KindUnmappedVM, VMID: "v1", VMName: "prod-node-1", FirstSeen: old}
 	notNode := Finding{Kind: KindVMNotANode, VMID: "v2", VMName: "prod-node-2", FirstSeen: old}
 	earlier := Resolved{ClusterID: "c1", ClusterName: "prod", Finding: Finding{Kind: KindNodeWithoutVM, VMName: "ghost"}, ResolvedAt: old}
-	both := ClusterStatus{Cluster: c, Checked: true, NodesEvaluated: true, VM: []Finding{unmapped}, Node: []Finding{notNode}}
+	both := ClusterStatus{Cluster: c, Checked: true, Nodes: NodesRead(nil, nil), VM: []Finding{unmapped}, Node: []Finding{notNode}}
 	resolved := func(f Finding) Resolved {
 		return Resolved{ClusterID: "c1", ClusterName: "prod", Finding: f, ResolvedAt: now}
 	}
@@ -24,7 +24,7 @@ func TestRecordResolved(t *testing.T) {
 		want    []Resolved
 	}{
 		{"both sides clear", []Resolved{earlier},
-			ClusterStatus{Cluster: c, Checked: true, NodesEvaluated: true},
+			ClusterStatus{Cluster: c, Checked: true, Nodes: NodesRead(nil, nil)},
 			[]Resolved{resolved(unmapped), resolved(notNode), earlier}},
 		{"still there", nil, both, []Resolved{}},
 		{"skipped: kept findings have not cleared", nil,
@@ -32,7 +32,7 @@ func TestRecordResolved(t *testing.T) {
 		{"unreachable: the node side was not compared", nil,
 			ClusterStatus{Cluster: c, Checked: true, Node: []Finding{notNode}}, []Resolved{resolved(unmapped)}},
 		{"accepted: still present, not resolved", nil,
-			ClusterStatus{Cluster: c, Checked: true, NodesEvaluated: true, Node: []Finding{notNode},
+			ClusterStatus{Cluster: c, Checked: true, Nodes: NodesRead(nil, nil), Node: []Finding{notNode},
 				Accepted: []AcceptedFinding{{Finding: unmapped, Acceptance: Acceptance{Reason: "known"}}}},
 			[]Resolved{}},
 		{"unreachable, and the kept node findings are not in next either", nil,
@@ -52,14 +52,14 @@ func TestRecordResolved(t *testing.T) {
 func TestRecordResolvedAccepted(t *testing.T) {
 	c := Cluster{ID: "c1", Name: "prod"}
 	unmapped := Finding{Kind: KindUnmappedVM, VMID: "v1", VMName: "prod-node-1", FirstSeen: old}
-	accepted := ClusterStatus{Cluster: c, Checked: true, NodesEvaluated: true,
+	accepted := ClusterStatus{Cluster: c, Checked: true, Nodes: NodesRead(nil, nil),
 		Accepted: []AcceptedFinding{{Finding: unmapped, Acceptance: Acceptance{Reason: "known"}}}}
-	gone := ClusterStatus{Cluster: c, Checked: true, NodesEvaluated: true}
+	gone := ClusterStatus{Cluster: c, Checked: true, Nodes: NodesRead(nil, nil)}
 	want := []Resolved{{ClusterID: "c1", ClusterName: "prod", Finding: unmapped, ResolvedAt: now}}
 	if diff := cmp.Diff(want, RecordResolved(nil, []ClusterStatus{accepted}, []ClusterStatus{gone}, now)); diff != "" {
 		t.Errorf("gone while accepted (-want +got):\n%s", diff)
 	}
-	back := ClusterStatus{Cluster: c, Checked: true, NodesEvaluated: true, VM: []Finding{unmapped}}
+	back := ClusterStatus{Cluster: c, Checked: true, Nodes: NodesRead(nil, nil), VM: []Finding{unmapped}}
 	if got := RecordResolved(nil, []ClusterStatus{accepted}, []ClusterStatus{back}, now); len(got) != 0 {
 		t.Errorf("given back by its rule: recorded as resolved %v", got)
 	}

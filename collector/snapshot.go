@@ -12,18 +12,14 @@ type ClusterStatus struct {
 	// Checked is true when the cluster was compared in the last cycle, false when it was skipped
 	// (state other than Running or Alert, or ExternalManaged); a skipped cluster keeps its findings.
 	Checked bool
-	// NodesReachable is true when the node list was read in the cluster's last check.
-	NodesReachable bool
-	// NodesError is a short reason why the node list could not be read, when it could not.
-	NodesError string
-	// NodesDetail says more, for operators: one short sanitised line (the first line of
-	// kubectl's stderr, the offered and expected host keys, ...), when the node list could not be
-	// read.
-	NodesDetail string
-	// NodesEvaluated is true when the node side was compared in this cycle.
-	NodesEvaluated bool
-	VM             []Finding
-	Node           []Finding
+	// Nodes is the outcome of the cluster's last node listing: this cycle's for a checked
+	// cluster (Err "not_listed" when none was made), kept as it was for a skipped one, and never
+	// read for a cluster not yet checked. Its Detail says more, for operators: one short
+	// sanitised line (the first line of kubectl's stderr, the offered and expected host keys,
+	// ...).
+	Nodes NodeList
+	VM    []Finding
+	Node  []Finding
 	// Accepted holds the findings of either side that an operator's rule accepts (see Accept):
 	// not in VM or Node, so never announced nor counted as drift.
 	Accepted []AcceptedFinding
@@ -35,6 +31,10 @@ type ClusterStatus struct {
 	// set for skipped clusters too, while VM and Node stay as they were.
 	Operation []Finding
 }
+
+// NodesEvaluated reports whether the node side was compared in this cycle: the cluster was
+// checked and its nodes were read. Only then can a node finding have cleared.
+func (s ClusterStatus) NodesEvaluated() bool { return s.Checked && s.Nodes.Read() }
 
 // Findings returns every side's findings.
 func (s ClusterStatus) Findings() []Finding {
@@ -81,15 +81,6 @@ func Checkable(c Cluster) bool {
 	return c.State == "Running" || c.State == "Alert"
 }
 
-// NodeList is the outcome of listing one cluster's Kubernetes nodes.
-type NodeList struct {
-	Names []string
-	// Versions holds the kubelet version of each node of Names whose source reported one.
-	Versions map[string]string
-	Err      string // reason; empty when Names were read
-	Detail   string // with Err: one short sanitised line saying more
-}
-
 // Evaluate compares every cluster of the inventory and carries over what must not change: a
 // skipped cluster keeps its findings and reachability; a cluster whose nodes could not be listed
 // keeps its node-side findings. First-seen times survive from prev. Clusters gone from the
@@ -113,19 +104,16 @@ func EvaluateShard(prev []ClusterStatus, inv Inventory, nodes map[string]NodeLis
 		}
 		p := before[c.ID].withAccepted() // the rules are applied afresh to every finding
 		if !Checkable(c) {
-			out = append(out, ClusterStatus{Cluster: c, NodesReachable: p.NodesReachable, NodesError: p.NodesError,
-				NodesDetail: p.NodesDetail, VM: slices.Clone(p.VM), Node: slices.Clone(p.Node)})
+			out = append(out, ClusterStatus{Cluster: c, Nodes: p.Nodes, VM: slices.Clone(p.VM), Node: slices.Clone(p.Node)})
 			continue
 		}
 		nl, listed := nodes[c.ID]
-		evaluated := listed && nl.Err == ""
-		res := Compare(c, idx, Nodes{Names: nl.Names, Versions: nl.Versions, Evaluated: evaluated}, now, grace)
-		s := ClusterStatus{Cluster: c, Checked: true, NodesReachable: evaluated, NodesEvaluated: evaluated, VM: res.VM, Node: res.Node}
-		if !evaluated {
-			s.NodesError, s.NodesDetail = nl.Err, nl.Detail
-			if !listed {
-				s.NodesError = "not_listed"
-			}
+		if !listed {
+			nl = NodeList{Err: "not_listed"}
+		}
+		res := Compare(c, idx, nl, now, grace)
+		s := ClusterStatus{Cluster: c, Checked: true, Nodes: nl, VM: res.VM, Node: res.Node}
+		if !nl.Read() {
 			s.Node = slices.Clone(p.Node) // the previous snapshot is still being served
 		}
 		carryFirstSeen(s.VM, p.VM, now)

@@ -22,8 +22,8 @@ func (s ClusterStatus) Status() (status, reason string) {
 		return StatusSkipped, s.Cluster.ClusterType
 	case !s.Checked:
 		return StatusSkipped, s.Cluster.State
-	case !s.NodesReachable:
-		return StatusUnreachable, s.NodesError
+	case !s.Nodes.Read():
+		return StatusUnreachable, s.Nodes.Err
 	default:
 		return StatusChecked, ""
 	}

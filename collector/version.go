@@ -94,7 +94,7 @@ func parseVersion(s string) (version, bool) {
 // CloudStack (4.21 on, MappedVM.KubernetesVersion) is the one its kubelet runs: CloudStack knows
 // that node is on another version, as for a node excluded from the cluster's upgrades
 // (manual_upgrade, KubernetesClusterUpgradeWorker.filterOutManualUpgradeNodesFromClusterUpgrade).
-func compareVersions(c Cluster, named []*VM, nodes Nodes, young func(time.Time) bool) []Finding {
+func compareVersions(c Cluster, named []*VM, nodes NodeList, young func(time.Time) bool) []Finding {
 	want, ok := parseVersion(c.KubernetesVersion)
 	if !ok || len(nodes.Versions) == 0 {
 		return nil

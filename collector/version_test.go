@@ -81,7 +81,7 @@ func TestCompareVersions(t *testing.T) {
 			w.nodes.Versions["test-node-1a1c6ebf01d"] = "v1.22.0"
 		}, []brief{{"node_version_mismatch", "w2", "test-node-1a1c6ebf01d"}}},
 		{"node side unreadable: no comparison", func(w *world) {
-			w.nodes.Evaluated = false
+			w.nodes = NodeList{Names: w.nodes.Names, Versions: w.nodes.Versions, Err: "timeout"}
 			w.nodes.Versions[worker] = "v1.23.3"
 		}, nil},
 	}

@@ -19,7 +19,7 @@ func widespreadAuthFailure(cur []collector.ClusterStatus) (refused, checked int,
 			continue
 		}
 		checked++
-		if !s.NodesReachable && s.NodesError == authReason {
+		if s.Nodes.Err == authReason {
 			refused++
 		}
 	}

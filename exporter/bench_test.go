@@ -45,7 +45,7 @@ func benchSnapshot(n int) *collector.Snapshot {
 			}
 		}
 		inv.Clusters = append(inv.Clusters, c)
-		nodes[c.ID] = collector.NodeList{Names: names}
+		nodes[c.ID] = collector.NodesRead(names, nil)
 		if i%33 == 32 {
 			nodes[c.ID] = collector.NodeList{Err: "timeout"}
 		}

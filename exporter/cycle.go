@@ -156,12 +156,12 @@ func logReachability(prev, cur []collector.ClusterStatus, authSummarized bool, t
 		}
 		p, seen := before[s.Cluster.ID]
 		switch {
-		case authSummarized && s.NodesError == authReason: // in the summary line already
-		case !s.NodesReachable && (!seen || p.NodesError != s.NodesError):
+		case authSummarized && s.Nodes.Err == authReason: // in the summary line already
+		case !s.Nodes.Read() && (!seen || p.Nodes.Err != s.Nodes.Err):
 			logger.Warn("Could not list the Kubernetes nodes of the cluster; comparing its VM map with the VMs in CloudStack only",
-				append([]any{"cluster", s.Cluster.Name, "cluster_id", s.Cluster.ID, "reason", s.NodesError, "detail", s.NodesDetail},
+				append([]any{"cluster", s.Cluster.Name, "cluster_id", s.Cluster.ID, "reason", s.Nodes.Err, "detail", s.Nodes.Detail},
 					target(s.Cluster)...)...)
-		case s.NodesReachable && seen && p.NodesError != "":
+		case s.Nodes.Read() && seen && p.Nodes.Err != "":
 			logger.Info("The Kubernetes nodes of the cluster can be listed again", "cluster", s.Cluster.Name, "cluster_id", s.Cluster.ID)
 		}
 	}

@@ -14,8 +14,8 @@ func TestCheckLanesSetLastCyclesTimeoutsApart(t *testing.T) {
 		{ID: "a", State: "Running"}, {ID: "b", State: "Running"}, {ID: "c", State: "Scaling"}, {ID: "d", State: "Alert"},
 	}}
 	prev := []collector.ClusterStatus{
-		{Cluster: collector.Cluster{ID: "d"}, NodesError: "timeout"},
-		{Cluster: collector.Cluster{ID: "b"}, NodesError: "auth"},
+		{Cluster: collector.Cluster{ID: "d"}, Nodes: collector.NodeList{Err: "timeout"}},
+		{Cluster: collector.Cluster{ID: "b"}, Nodes: collector.NodeList{Err: "auth"}},
 	}
 	l := checkLanes(inv, collector.Shard{}, prev, collector.NewTurns())
 	var answering []string

@@ -31,7 +31,7 @@ func summaryLines(b *logRecorder) []logLine {
 func TestCycleSummaryLine(t *testing.T) {
 	start := time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
 	cluster := func(name string, findings int) collector.ClusterStatus {
-		s := collector.ClusterStatus{Cluster: collector.Cluster{ID: name, Name: name, State: "Running"}, Checked: true, NodesReachable: true}
+		s := collector.ClusterStatus{Cluster: collector.Cluster{ID: name, Name: name, State: "Running"}, Checked: true, Nodes: collector.NodesRead(nil, nil)}
 		for i := range findings {
 			s.VM = append(s.VM, collector.Finding{Kind: collector.KindUnmappedVM, VMID: fmt.Sprint(i)})
 		}

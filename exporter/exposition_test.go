@@ -116,7 +116,10 @@ func expositionSnapshot() *collector.Snapshot {
 		NodeListFailures: map[string]uint64{"timeout": 1}}
 	for i := range 50 {
 		c := collector.ClusterStatus{Cluster: collector.Cluster{ID: fmt.Sprintf("k%d", i), Name: fmt.Sprintf("c%d", i), State: "Running"},
-			Checked: true, NodesReachable: i%7 != 0}
+			Checked: true, Nodes: collector.NodeList{Err: "timeout"}}
+		if i%7 != 0 {
+			c.Nodes = collector.NodesRead(nil, nil)
+		}
 		if i%5 == 0 {
 			c.VM = []collector.Finding{{Kind: collector.KindUnmappedVM, VMID: fmt.Sprintf("v%d", i), VMName: fmt.Sprintf("c%d-node-1", i)}}
 		}

@@ -34,7 +34,7 @@ type lanes struct {
 func checkLanes(inv collector.Inventory, shard collector.Shard, prev []collector.ClusterStatus, turns *collector.Turns) lanes {
 	timedOut := make(map[string]bool)
 	for _, s := range prev {
-		if s.NodesError == "timeout" {
+		if s.Nodes.Err == "timeout" {
 			timedOut[s.Cluster.ID] = true
 		}
 	}

@@ -39,19 +39,9 @@ func (e *Exporter) RunOnce(ctx context.Context, w io.Writer, format string) int 
 		return ExitCheckErr
 	case rep.FindingCount() > 0:
 		return ExitDrift
-	case nodesUnread(rep):
+	case rep.Summary.Unreachable > 0:
 		return ExitNodesUnread
 	default:
 		return ExitClean
 	}
-}
-
-// nodesUnread reports whether a checked cluster's nodes could not be listed.
-func nodesUnread(r report.Report) bool {
-	for _, c := range r.Clusters {
-		if c.Checked && !c.NodesReachable {
-			return true
-		}
-	}
-	return false
 }

@@ -102,7 +102,7 @@ func (e *notifierEnv) advance(d time.Duration) {
 // status is the cluster's status with findings on the node side (vm side when vm is true).
 func (e *notifierEnv) status(findings ...collector.Finding) []collector.ClusterStatus {
 	st := collector.ClusterStatus{Cluster: collector.Cluster{ID: e.cluster.ID, Name: e.cluster.Name, ZoneID: e.cluster.ZoneID},
-		Checked: true, NodesReachable: true, NodesEvaluated: true}
+		Checked: true, Nodes: collector.NodesRead(nil, nil)}
 	for _, f := range findings {
 		if f.Kind.Side() == collector.SideNode {
 			st.Node = append(st.Node, f)

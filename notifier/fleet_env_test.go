@@ -42,7 +42,7 @@ func (f *fleet) statuses(findings func(i int) int) []collector.ClusterStatus {
 	out := make([]collector.ClusterStatus, len(f.ids))
 	for i, id := range f.ids {
 		st := collector.ClusterStatus{Cluster: collector.Cluster{ID: id, Name: fleetName(i), ZoneID: f.cluster.ZoneID},
-			Checked: true, NodesReachable: true, NodesEvaluated: true}
+			Checked: true, Nodes: collector.NodesRead(nil, nil)}
 		for k := range findings(i) {
 			st.Node = append(st.Node, nodeFinding(fleetName(i), fmt.Sprintf("%s-n%d", fleetName(i), k)))
 		}

@@ -36,7 +36,7 @@ func TestSameNamedClustersAreTold(t *testing.T) {
 		if o.project != "" {
 			cl.ProjectID = "30000000-0000-4000-8000-000000000001"
 		}
-		statuses = append(statuses, collector.ClusterStatus{Cluster: cl, Checked: true, NodesReachable: true, NodesEvaluated: true,
+		statuses = append(statuses, collector.ClusterStatus{Cluster: cl, Checked: true, Nodes: collector.NodesRead(nil, nil),
 			Node: []collector.Finding{nodeFinding(o.name, "ghost")}})
 	}
 	e.notify(statuses)

@@ -158,7 +158,7 @@ func (s *State) update(statuses []collector.ClusterStatus) []event {
 		if st.Checked {
 			events = append(events, s.updateSide(cs, c, collector.SideVM, st.VM, st.AcceptedOn(collector.SideVM) > 0)...)
 		}
-		if st.Checked && st.NodesEvaluated {
+		if st.NodesEvaluated() {
 			events = append(events, s.updateSide(cs, c, collector.SideNode, st.Node, st.AcceptedOn(collector.SideNode) > 0)...)
 		}
 		if len(cs.Sides) == 0 {

@@ -10,8 +10,12 @@ import (
 var t0 = time.Date(2026, 6, 5, 20, 20, 0, 0, time.UTC)
 
 func status(checked, nodes bool, vm, node []collector.Finding) collector.ClusterStatus {
-	return collector.ClusterStatus{Cluster: collector.Cluster{ID: "k1", Name: "test", ZoneID: "z1"},
-		Checked: checked, NodesEvaluated: nodes, VM: vm, Node: node}
+	s := collector.ClusterStatus{Cluster: collector.Cluster{ID: "k1", Name: "test", ZoneID: "z1"},
+		Checked: checked, Nodes: collector.NodeList{Err: "timeout"}, VM: vm, Node: node}
+	if nodes {
+		s.Nodes = collector.NodesRead(nil, nil)
+	}
+	return s
 }
 
 func finding(kind collector.Kind, id string) collector.Finding {

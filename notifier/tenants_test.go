@@ -47,7 +47,7 @@ func newWorld(tb testing.TB, opts notifier.Options, noisy ...string) *world {
 func (w *world) statuses(findings map[string][]string) []collector.ClusterStatus {
 	var out []collector.ClusterStatus
 	for name, c := range w.clusters {
-		st := collector.ClusterStatus{Cluster: c, Checked: true, NodesReachable: true, NodesEvaluated: true}
+		st := collector.ClusterStatus{Cluster: c, Checked: true, Nodes: collector.NodesRead(nil, nil)}
 		for _, node := range findings[name] {
 			st.Node = append(st.Node, nodeFinding(name, node))
 		}

@@ -20,7 +20,7 @@ func TestViewShowsEachPart(t *testing.T) {
 	}
 	statuses := e.status(first, second)
 	unknown := collector.ClusterStatus{Cluster: collector.Cluster{ID: "9f0c1d2e-0000-4000-8000-00000000dead", Name: "zzz-gone"},
-		Checked: true, NodesEvaluated: true, NodesReachable: true, Node: []collector.Finding{nodeFinding("zzz-gone", "x")}}
+		Checked: true, Nodes: collector.NodesRead(nil, nil), Node: []collector.Finding{nodeFinding("zzz-gone", "x")}}
 	e.notify(append(statuses, unknown))
 	now := e.clock().UTC()
 

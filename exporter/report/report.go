@@ -111,8 +111,8 @@ func New(s *collector.Snapshot, x Context) Report {
 		cr := ClusterReport{
 			ID: c.ID, Name: c.Name, State: c.State, StateSince: timePtr(cs.StateSince), ClusterType: c.ClusterType, Zone: c.ZoneName,
 			Account: c.Account, Domain: c.Domain, Project: c.Project,
-			Checked: cs.Checked, NodesReachable: cs.NodesReachable, NodesError: cs.NodesError,
-			NodesDetail:   cs.NodesDetail,
+			Checked: cs.Checked, NodesReachable: cs.Nodes.Read(), NodesError: cs.Nodes.Err,
+			NodesDetail:   cs.Nodes.Detail,
 			CloudStackURL: clusterUIURL(x.UIURL, c.ID),
 			Findings:      make([]FindingReport, 0, len(cs.VM)+len(cs.Node)+len(cs.Operation)),
 			Accepted:      cs.Accepted,

@@ -28,7 +28,7 @@ func TestNewAddsWhatTheOperatorAsks(t *testing.T) {
 	missing := collector.Finding{Kind: collector.KindMappedVMMissing, VMID: "999999", FirstSeen: now}
 	snap := &collector.Snapshot{
 		Clusters: []collector.ClusterStatus{
-			{Cluster: collector.Cluster{ID: clusterUUID, Name: "prod", State: "Running"}, Checked: true, NodesReachable: true,
+			{Cluster: collector.Cluster{ID: clusterUUID, Name: "prod", State: "Running"}, Checked: true, Nodes: collector.NodesRead(nil, nil),
 				VM: []collector.Finding{unmapped, expunged, missing}},
 			{Cluster: collector.Cluster{ID: "c2", Name: "busy", State: "Scaling"}, StateSince: now.Add(-2 * time.Hour),
 				Operation: []collector.Finding{{Kind: collector.KindStuckInOperation, Message: "stuck", FirstSeen: now.Add(-time.Hour)}}},

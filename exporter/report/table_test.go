@@ -19,7 +19,7 @@ func TestWriteTable(t *testing.T) {
 		Clusters: []collector.ClusterStatus{
 			{
 				Cluster: collector.Cluster{ID: "k1", Name: "test", ZoneName: "zone1", Account: "admin", Domain: "ROOT", State: "Alert", ClusterType: "CloudManaged"},
-				Checked: true, NodesReachable: true,
+				Checked: true, Nodes: collector.NodesRead(nil, nil),
 				VM: []collector.Finding{
 					{Kind: collector.KindUnmappedVM, VMID: "2b7607ac", VMName: "test-node-1a1c6ebf01d", Message: "VM test-node-1a1c6ebf01d (2b7607ac, Running) is named as a node of Kubernetes cluster test but is not one of its VMs in CloudStack"},
 					{Kind: collector.KindMappedVMMissing, VMID: "999999", Message: "VM with ID 999999 is one of the VMs of Kubernetes cluster test in CloudStack, but does not exist"},
@@ -28,7 +28,7 @@ func TestWriteTable(t *testing.T) {
 			},
 			{
 				Cluster: collector.Cluster{ID: "k2", Name: "unreachable", ZoneName: "zone1", Account: "admin", Domain: "ROOT", State: "Running", ClusterType: "CloudManaged"},
-				Checked: true, NodesError: "timeout",
+				Checked: true, Nodes: collector.NodeList{Err: "timeout"},
 			},
 			{
 				Cluster: collector.Cluster{ID: "k3", Name: "busy", ZoneName: "zone1", Account: "bob", Domain: "ROOT", State: "Scaling", ClusterType: "CloudManaged"},
@@ -39,7 +39,7 @@ func TestWriteTable(t *testing.T) {
 	clean := &collector.Snapshot{Start: end.Add(-time.Second), End: end, Success: true, Enabled: true, LastSuccess: end,
 		Clusters: []collector.ClusterStatus{drift.Clusters[1], drift.Clusters[2], {
 			Cluster: collector.Cluster{ID: "k4", Name: "fine", ZoneName: "zone1", Account: "admin", Domain: "ROOT", State: "Running", ClusterType: "CloudManaged"},
-			Checked: true, NodesReachable: true,
+			Checked: true, Nodes: collector.NodesRead(nil, nil),
 		}}}
 	for _, tc := range []struct {
 		name string

@@ -305,7 +305,11 @@ func checkOne(ctx context.Context, client *cs.CloudStackClient, lister *nodessh.
 	}
 
 	nodes, sshErr := lister.Nodes(ctx, cl)
+	var nl collector.NodeList // not read
+	if sshErr == nil {
+		nl = collector.NodesRead(nodes, nil)
+	}
 	idx := collector.NewIndex(collector.Inventory{Clusters: []collector.Cluster{cl}, VMs: vms})
-	res := collector.Compare(cl, idx, collector.Nodes{Names: nodes, Evaluated: sshErr == nil}, time.Now(), 15*time.Minute)
+	res := collector.Compare(cl, idx, nl, time.Now(), 15*time.Minute)
 	return calls, len(res.VM) + len(res.Node), sshErr
 }

@@ -80,7 +80,7 @@ func TestRecordedReleaseAnswers(t *testing.T) {
 				Name string
 			}
 			check := func(c collector.Cluster, nodes []string) []brief {
-				res := collector.Compare(c, idx, collector.Nodes{Names: nodes, Evaluated: true}, now, 15*time.Minute)
+				res := collector.Compare(c, idx, collector.NodesRead(nodes, nil), now, 15*time.Minute)
 				var out []brief
 				for _, f := range slices.Concat(res.VM, res.Node) {
 					out = append(out, brief{f.Kind, f.VMName})

@@ -74,7 +74,7 @@ func newCrossWorld() *crossWorld {
 		for _, v := range s.VMs() {
 			names = append(names, v.Name)
 		}
-		x.nodes[s.Cluster.UUID] = collector.NodeList{Names: names}
+		x.nodes[s.Cluster.UUID] = collector.NodesRead(names, nil)
 		return s
 	}
 
@@ -103,7 +103,7 @@ func newCrossWorld() *crossWorld {
 	delete(x.nodes, staging.Cluster.UUID) // a skipped cluster's nodes are not listed
 
 	kubelet := add("kubelet", x.alice, 1, 2, "")
-	x.nodes[kubelet.Cluster.UUID] = collector.NodeList{Names: []string{kubelet.Control[0].Name, kubelet.Workers[1].Name, "kubelet-ghost"}}
+	x.nodes[kubelet.Cluster.UUID] = collector.NodesRead([]string{kubelet.Control[0].Name, kubelet.Workers[1].Name, "kubelet-ghost"}, nil)
 
 	dark := add("dark", x.alice, 1, 1, "")
 	x.nodes[dark.Cluster.UUID] = collector.NodeList{Err: "timeout"}
@@ -191,7 +191,7 @@ type finding struct{ Kind, VMID, VMName, Message string }
 func evaluate(inv collector.Inventory, nodes map[string]collector.NodeList) map[string]view {
 	out := map[string]view{}
 	for _, s := range collector.Evaluate(nil, inv, nodes, xNow, xGrace) {
-		out[s.Cluster.ID] = view{Name: s.Cluster.Name, Checked: s.Checked, NodesReachable: s.NodesReachable,
+		out[s.Cluster.ID] = view{Name: s.Cluster.Name, Checked: s.Checked, NodesReachable: s.Nodes.Read(),
 			VM: findings(s.VM), Node: findings(s.Node)}
 	}
 	return out

@@ -119,7 +119,7 @@ func findings(t *testing.T, inv collector.Inventory, clusterID string, nodes []s
 		if c.ID != clusterID {
 			continue
 		}
-		res := collector.Compare(c, idx, collector.Nodes{Names: nodes, Evaluated: true}, now, grace)
+		res := collector.Compare(c, idx, collector.NodesRead(nodes, nil), now, grace)
 		return briefs(res.VM), briefs(res.Node)
 	}
 	t.Fatalf("cluster %s not in the inventory", clusterID)
