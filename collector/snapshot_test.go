@@ -29,8 +29,12 @@ func TestNodeListRead(t *testing.T) {
 // evaluated.
 func TestEvaluateShardKeepsTheLastListing(t *testing.T) {
 	t.Parallel()
-	running := func(id string) Cluster { return Cluster{ID: id, Name: id, State: "Running", ClusterType: "CloudManaged"} }
-	scaling := func(id string) Cluster { return Cluster{ID: id, Name: id, State: "Scaling", ClusterType: "CloudManaged"} }
+	running := func(id string) Cluster {
+		return Cluster{ID: id, Name: id, State: "Running", ClusterType: "CloudManaged"}
+	}
+	scaling := func(id string) Cluster {
+		return Cluster{ID: id, Name: id, State: "Scaling", ClusterType: "CloudManaged"}
+	}
 	prev := []ClusterStatus{
 		{Cluster: running("was-read"), Checked: true, Nodes: NodesRead(nil, nil)},
 		{Cluster: running("was-refused"), Checked: true, Nodes: NodeList{Err: "auth", Detail: "key refused"}},
