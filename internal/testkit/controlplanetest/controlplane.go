@@ -235,7 +235,44 @@ func (c *ControlPlane) PID() int {
 
 // Freeze stops kube-apiserver with SIGSTOP: its port still accepts connections (the kernel
 // does), and nothing answers, as an overloaded or hung API server. Resume undoes it.
-func (c *ControlPlane) Freeze() { c.signal(syscall.SIGSTOP) }
+//
+// It returns once every thread of kube-apiserver has stopped. kill(2) returns before that: the
+// kernel stops the threads of a process one by one, from the first of them that takes the
+// signal, and on a loaded machine the others go on serving for a while. A list sent in that
+// while was answered (TestRealAPIServerFrozenAndStopped saw three nodes under load 20).
+func (c *ControlPlane) Freeze() {
+	c.t.Helper()
+	c.signal(syscall.SIGSTOP)
+	pid := c.PID()
+	deadline := time.Now().Add(time.Minute)
+	for !stopped(pid) {
+		if time.Now().After(deadline) {
+			c.t.Fatalf("controlplanetest: kube-apiserver (pid %d) has not stopped a minute after SIGSTOP", pid)
+		}
+		time.Sleep(5 * time.Millisecond) // polled: the kernel says nothing when the last one stops
+	}
+}
+
+// stopped reports whether every thread of process pid is stopped (state T in
+// /proc/<pid>/task/<tid>/stat).
+func stopped(pid int) bool {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil || len(tasks) == 0 {
+		return false
+	}
+	for _, task := range tasks {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
+		if err != nil {
+			return false
+		}
+		// pid (comm) state ...: comm may hold spaces and parentheses, so the state follows the last ')'.
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 || i+2 >= len(stat) || stat[i+2] != 'T' {
+			return false
+		}
+	}
+	return true
+}
 
 // Resume continues a frozen kube-apiserver with SIGCONT.
 func (c *ControlPlane) Resume() { c.signal(syscall.SIGCONT) }
