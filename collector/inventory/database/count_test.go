@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/cloudstacktest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/mariadbtest"
 )
 
@@ -21,10 +22,9 @@ const statementsPerCycle = 8
 func TestStatementsDoNotGrowWithClusters(t *testing.T) {
 	counts := map[int]int64{}
 	for _, n := range []int{10, 100} {
-		w := mariadbtest.NewWorld()
-		alice := w.AddAccount("alice")
+		w := &cloudstacktest.World{}
 		for i := 0; i < n; i++ {
-			w.AddCluster(mariadbtest.ClusterSpec{Name: fmt.Sprintf("k%03d", i), Owner: alice, Control: 1, Workers: 2, Shared: i%2 == 1, Created: created})
+			w.BuildCluster(cloudstacktest.ClusterSpec{Name: fmt.Sprintf("k%03d", i), Account: "alice", Control: 1, Workers: 2, Shared: i%2 == 1, Created: created})
 		}
 		src, _ := load(t, w, mariadbtest.Current, Options{MaxOpenConns: 1, MaxIdleConns: 1})
 		ctx := context.Background()

@@ -38,14 +38,12 @@ const (
 	missingID = 999999
 )
 
-// crossWorld is one cloud, written as CloudStack's rows (mariadbtest) and mirrored into the fake
-// API (cloudstacktest), with the Kubernetes nodes each cluster's kubectl reports.
+// crossWorld is what newCrossWorld built in the one model of a cloud both fakes share (the fake
+// API serves it and MariaDB holds its rendering), with the Kubernetes nodes each cluster's kubectl
+// reports.
 type crossWorld struct {
-	w     *mariadbtest.World
-	alice *mariadbtest.Account
-	blue  *mariadbtest.Project
-	sets  map[string]*mariadbtest.ClusterSet // by cluster name
-	stray *mariadbtest.VM
+	sets  map[string]*cloudstacktest.ClusterSet // by cluster name
+	stray *cloudstacktest.VM
 	nodes map[string]collector.NodeList // by cluster uuid; handed to both evaluations
 }
 
@@ -63,117 +61,58 @@ type crossWorld struct {
 //	kubelet    a worker missing from Kubernetes and a node with no VM
 //	                                                               -> vm_not_a_node, node_without_vm
 //	dark       kubectl unreachable: only the VM side is compared
-func newCrossWorld() *crossWorld {
-	w := mariadbtest.NewWorld()
-	x := &crossWorld{w: w, alice: w.AddAccount("alice"), blue: w.AddProject("blue"),
-		sets: map[string]*mariadbtest.ClusterSet{}, nodes: map[string]collector.NodeList{}}
-	add := func(name string, owner *mariadbtest.Account, control, workers int, state string) *mariadbtest.ClusterSet {
-		s := w.AddCluster(mariadbtest.ClusterSpec{Name: name, Owner: owner, Control: control, Workers: workers, Created: xCreated, State: state})
-		x.sets[name] = s
+func newCrossWorld(w *cloudstacktest.World) *crossWorld {
+	x := &crossWorld{sets: map[string]*cloudstacktest.ClusterSet{}, nodes: map[string]collector.NodeList{}}
+	add := func(spec cloudstacktest.ClusterSpec) *cloudstacktest.ClusterSet {
+		spec.Created = xCreated
+		if spec.ProjectID == "" {
+			spec.Account = "alice"
+		}
+		s := w.BuildCluster(spec)
+		x.sets[spec.Name] = s
 		var names []string
 		for _, v := range s.VMs() {
 			names = append(names, v.Name)
 		}
-		x.nodes[s.Cluster.UUID] = collector.NodesRead(names, nil)
+		x.nodes[s.Cluster.ID] = collector.NodesRead(names, nil)
 		return s
 	}
+	stray := func(c *cloudstacktest.Cluster, name string, at time.Time) *cloudstacktest.VM {
+		v := w.AddVM(cloudstacktest.VM{Name: name, State: "Running", Created: at}.Of(c))
+		v.Account, v.ProjectID, v.Project = "alice", "", "" // alice's, whoever owns c
+		return v
+	}
 
-	add("test", x.alice, 1, 2, "")
+	test := add(cloudstacktest.ClusterSpec{Name: "test", Control: 1, Workers: 2})
 
-	analytics := add("analytics", x.alice, 1, 2, "")
-	w.DeleteMapRow(analytics.Map[2])
+	analytics := add(cloudstacktest.ClusterSpec{Name: "analytics", Control: 1, Workers: 2})
+	analytics.Cluster.VMMap = analytics.Cluster.VMMap[:2]
 
 	// The Destroyed worker is still listed by Kubernetes (NotReady): it matches its mapped VM by
 	// name, so no node finding; a Destroyed VM is never expected to be a node either. The first
 	// control node is Stopped (no finding either): both sources must then reach kubectl on the
 	// second, Running one (public port 2223), which the inventory comparison below checks.
-	prod := add("prod", x.alice, 3, 2, "")
+	prod := add(cloudstacktest.ClusterSpec{Name: "prod", Control: 3, Workers: 2})
 	prod.Workers[0].State = "Destroyed"
 	prod.Control[0].State = "Stopped"
 
-	add("ci", x.alice, 1, 1, "")
-	x.stray = w.AddVM(fmt.Sprintf("ci-node-%x", xNow.Add(-20*time.Minute).UnixMilli()), "Running", x.alice, xNow.Add(-20*time.Minute))
-	w.AddNic(x.stray, w.AddNetwork("Isolated"), "192.168.50.10", true)
+	add(cloudstacktest.ClusterSpec{Name: "ci", Control: 1, Workers: 1})
+	x.stray = stray(test.Cluster, fmt.Sprintf("ci-node-%x", xNow.Add(-20*time.Minute).UnixMilli()), xNow.Add(-20*time.Minute))
+	x.stray.NetworkID, x.stray.IPAddress = "net-stray", "192.168.50.10"
 
-	add("blue-k8s", x.blue.Account, 1, 1, "")
-	w.AddVM(fmt.Sprintf("blue-k8s-node-%x", xCreated.UnixMilli()+999), "Running", x.alice, xCreated)
+	blue := add(cloudstacktest.ClusterSpec{Name: "blue-k8s", ProjectID: "00000003-0000-4000-8000-000000000001", Project: "blue", Control: 1, Workers: 1})
+	stray(blue.Cluster, fmt.Sprintf("blue-k8s-node-%x", xCreated.UnixMilli()+999), xCreated)
 
-	staging := add("staging", x.alice, 1, 2, "Scaling")
-	w.AddVM(fmt.Sprintf("staging-node-%x", xNow.Add(-time.Minute).UnixMilli()), "Running", x.alice, xNow.Add(-time.Minute))
-	delete(x.nodes, staging.Cluster.UUID) // a skipped cluster's nodes are not listed
+	staging := add(cloudstacktest.ClusterSpec{Name: "staging", Control: 1, Workers: 2, State: "Scaling"})
+	stray(staging.Cluster, fmt.Sprintf("staging-node-%x", xNow.Add(-time.Minute).UnixMilli()), xNow.Add(-time.Minute))
+	delete(x.nodes, staging.Cluster.ID) // a skipped cluster's nodes are not listed
 
-	kubelet := add("kubelet", x.alice, 1, 2, "")
-	x.nodes[kubelet.Cluster.UUID] = collector.NodesRead([]string{kubelet.Control[0].Name, kubelet.Workers[1].Name, "kubelet-ghost"}, nil)
+	kubelet := add(cloudstacktest.ClusterSpec{Name: "kubelet", Control: 1, Workers: 2})
+	x.nodes[kubelet.Cluster.ID] = collector.NodesRead([]string{kubelet.Control[0].Name, kubelet.Workers[1].Name, "kubelet-ghost"}, nil)
 
-	dark := add("dark", x.alice, 1, 1, "")
-	x.nodes[dark.Cluster.UUID] = collector.NodeList{Err: "timeout"}
+	dark := add(cloudstacktest.ClusterSpec{Name: "dark", Control: 1, Workers: 1})
+	x.nodes[dark.Cluster.ID] = collector.NodeList{Err: "timeout"}
 	return x
-}
-
-// mirror writes the rows of w into the fake API's world as CloudStack's API would show them: the
-// same internal ids, uuids, names, states and times; a project's resources name the project, not
-// its account (ApiResponseHelper sets one or the other); a VM's NIC on its network; the cluster's
-// public address is its network's source NAT address. The map rows go to VMMap as they are; the
-// fake drops rows of removed or missing VMs from virtualmachines, as CloudStack does.
-func mirror(w *mariadbtest.World) func(*cloudstacktest.World) {
-	return func(cw *cloudstacktest.World) {
-		projects := map[int64]*mariadbtest.Project{}
-		for _, p := range w.Projects {
-			projects[p.Account.ID] = p
-		}
-		owner := func(a *mariadbtest.Account) (account, projectID, project string) {
-			if p := projects[a.ID]; p != nil {
-				return "", p.UUID, p.Name
-			}
-			return a.Name, "", ""
-		}
-		nic := map[int64]*mariadbtest.Nic{}
-		for _, n := range w.Nics {
-			if !n.Removed && (nic[n.VM.ID] == nil || n.Default) {
-				nic[n.VM.ID] = n
-			}
-		}
-		for _, v := range w.VMs {
-			account, projectID, project := owner(v.Account)
-			vm := cloudstacktest.VM{InternalID: v.ID, ID: v.UUID, Name: v.Name, DisplayName: v.DisplayName, State: v.State,
-				Account: account, DomainID: v.Domain.UUID, Domain: v.Domain.Name, ProjectID: projectID, Project: project,
-				ZoneID: w.Zone.UUID, ZoneName: w.Zone.Name, Created: v.Created, Removed: v.Removed}
-			if n := nic[v.ID]; n != nil {
-				vm.NetworkID, vm.IPAddress = n.Network.UUID, n.Address
-			}
-			cw.AddVM(vm)
-		}
-		for _, c := range w.Clusters {
-			if c.Removed {
-				continue
-			}
-			account, projectID, project := owner(c.Account)
-			k := cloudstacktest.Cluster{ID: c.UUID, InternalID: c.ID, Name: c.Name, State: c.State, ClusterType: c.Type,
-				ZoneID: c.Zone.UUID, ZoneName: c.Zone.Name, Account: account, DomainID: c.Domain.UUID, Domain: c.Domain.Name,
-				ProjectID: projectID, Project: project, ControlNodes: c.ControlNodes, Size: c.Nodes, EtcdNodes: c.EtcdNodes,
-				Created: c.Created}
-			if c.Network != nil {
-				k.NetworkID = c.Network.UUID
-				for _, ip := range w.IPs {
-					if ip.Network == c.Network && ip.SourceNAT && !ip.Removed {
-						k.IPAddress, k.IPAddressID = ip.Address, ip.UUID
-					}
-				}
-			}
-			for _, m := range w.Maps {
-				if m.ClusterID == c.ID {
-					k.VMMap = append(k.VMMap, m.VMID)
-				}
-			}
-			cw.AddCluster(k)
-		}
-		for _, r := range w.Rules {
-			account, projectID, _ := owner(r.VM.Account)
-			cw.AddPortForwardingRule(cloudstacktest.PortForwardingRule{IPAddressID: r.IP.UUID, IPAddress: r.IP.Address,
-				PublicPort: r.PublicPort, PrivatePort: r.PrivatePort, VirtualMachineID: r.VM.UUID, NetworkID: r.IP.Network.UUID,
-				Account: account, DomainID: r.VM.Domain.UUID, ProjectID: projectID})
-		}
-	}
 }
 
 // view is what the comparison looks at of one cluster after a cycle.
@@ -218,26 +157,32 @@ func readInventory(t *testing.T, what string, src interface {
 	return inv
 }
 
-// TestSameFindingsFromAPIAndDatabase builds one cloud in the fake CloudStack API and in MariaDB
-// and checks that the drift check finds the same drift whichever source read it. Then it adds the
-// two map rows of scenario 3 (docs/scenarios.md), which only the database can see.
-func TestSameFindingsFromAPIAndDatabase(t *testing.T) {
-	db := mariadbtest.Start(t)
-	x := newCrossWorld()
-
-	d := db.NewDatabase(t)
-	x.w.Load(t, d)
+// databaseSource renders the fake's world into a fresh database and returns a source reading it.
+func databaseSource(t *testing.T, db *mariadbtest.DB, fake *cloudstacktest.Server) *database.Source {
+	t.Helper()
+	var d *mariadbtest.Database
+	fake.Read(func(w *cloudstacktest.World) { d = db.NewDatabaseOf(t, w) })
 	dbd := config.Defaults().Database
-	dbSrc, err := database.New(database.Options{DSN: d.ReaderDSN(), MaxOpenConns: dbd.MaxOpenConns, MaxIdleConns: dbd.MaxIdleConns,
+	src, err := database.New(database.Options{DSN: d.ReaderDSN(), MaxOpenConns: dbd.MaxOpenConns, MaxIdleConns: dbd.MaxIdleConns,
 		ConnMaxLifetime: dbd.ConnMaxLifetime, QueryTimeout: dbd.QueryTimeout, IncludeProjects: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { dbSrc.Close() })
+	t.Cleanup(func() { src.Close() })
+	return src
+}
 
+// TestSameFindingsFromAPIAndDatabase builds one cloud, serves it from the fake CloudStack API and
+// renders it into MariaDB, and checks that the drift check finds the same drift whichever source
+// read it. Then it adds the two map rows of scenario 3 (docs/scenarios.md), which only the
+// database can see.
+func TestSameFindingsFromAPIAndDatabase(t *testing.T) {
+	db := mariadbtest.Start(t)
 	fake := cloudstacktest.NewServer()
 	t.Cleanup(fake.Close)
-	fake.Update(mirror(x.w))
+	var x *crossWorld
+	fake.Update(func(w *cloudstacktest.World) { x = newCrossWorld(w) })
+	dbSrc := databaseSource(t, db, fake)
 	def := config.Defaults().CloudStack
 	apiSrc, err := api.New(api.Options{API: cloudstackapi.Options{Endpoint: fake.Endpoint(), APIKey: fake.APIKey(), SecretKey: fake.SecretKey(), Timeout: def.Timeout},
 		PageSize: def.PageSize, IncludeProjects: true})
@@ -247,25 +192,25 @@ func TestSameFindingsFromAPIAndDatabase(t *testing.T) {
 
 	// What both sources must find, cluster by cluster.
 	s := x.sets
-	unmapped := func(c string, v *mariadbtest.VM) finding {
-		return finding{Kind: "unmapped_vm", VMID: v.UUID, VMName: v.Name,
-			Message: fmt.Sprintf("VM %s (%s, %s) is named as a node of Kubernetes cluster %s but is not one of its VMs in CloudStack", v.Name, v.UUID, v.State, c)}
+	unmapped := func(c string, v *cloudstacktest.VM) finding {
+		return finding{Kind: "unmapped_vm", VMID: v.ID, VMName: v.Name,
+			Message: fmt.Sprintf("VM %s (%s, %s) is named as a node of Kubernetes cluster %s but is not one of its VMs in CloudStack", v.Name, v.ID, v.State, c)}
 	}
 	analyticsW2, prodW1, kubeletW1 := s["analytics"].Workers[1], s["prod"].Workers[0], s["kubelet"].Workers[0]
 	want := map[string]view{
-		s["test"].Cluster.UUID:      {Name: "test", Checked: true, NodesReachable: true},
-		s["analytics"].Cluster.UUID: {Name: "analytics", Checked: true, NodesReachable: true, VM: []finding{unmapped("analytics", analyticsW2)}},
-		s["prod"].Cluster.UUID: {Name: "prod", Checked: true, NodesReachable: true, VM: []finding{{Kind: "mapped_vm_expunged", VMID: prodW1.UUID, VMName: prodW1.Name,
-			Message: fmt.Sprintf("VM %s (%s) is one of the VMs of Kubernetes cluster prod in CloudStack, but has been or is being expunged", prodW1.Name, prodW1.UUID)}}},
-		s["ci"].Cluster.UUID:       {Name: "ci", Checked: true, NodesReachable: true, VM: []finding{unmapped("ci", x.stray)}},
-		s["blue-k8s"].Cluster.UUID: {Name: "blue-k8s", Checked: true, NodesReachable: true},
-		s["staging"].Cluster.UUID:  {Name: "staging"},
-		s["kubelet"].Cluster.UUID: {Name: "kubelet", Checked: true, NodesReachable: true, Node: []finding{
-			{Kind: "vm_not_a_node", VMID: kubeletW1.UUID, VMName: kubeletW1.Name,
-				Message: fmt.Sprintf("VM %s (%s) of Kubernetes cluster kubelet is running but is not a Kubernetes node of the cluster", kubeletW1.Name, kubeletW1.UUID)},
+		s["test"].Cluster.ID:      {Name: "test", Checked: true, NodesReachable: true},
+		s["analytics"].Cluster.ID: {Name: "analytics", Checked: true, NodesReachable: true, VM: []finding{unmapped("analytics", analyticsW2)}},
+		s["prod"].Cluster.ID: {Name: "prod", Checked: true, NodesReachable: true, VM: []finding{{Kind: "mapped_vm_expunged", VMID: prodW1.ID, VMName: prodW1.Name,
+			Message: fmt.Sprintf("VM %s (%s) is one of the VMs of Kubernetes cluster prod in CloudStack, but has been or is being expunged", prodW1.Name, prodW1.ID)}}},
+		s["ci"].Cluster.ID:       {Name: "ci", Checked: true, NodesReachable: true, VM: []finding{unmapped("ci", x.stray)}},
+		s["blue-k8s"].Cluster.ID: {Name: "blue-k8s", Checked: true, NodesReachable: true},
+		s["staging"].Cluster.ID:  {Name: "staging"},
+		s["kubelet"].Cluster.ID: {Name: "kubelet", Checked: true, NodesReachable: true, Node: []finding{
+			{Kind: "vm_not_a_node", VMID: kubeletW1.ID, VMName: kubeletW1.Name,
+				Message: fmt.Sprintf("VM %s (%s) of Kubernetes cluster kubelet is running but is not a Kubernetes node of the cluster", kubeletW1.Name, kubeletW1.ID)},
 			{Kind: "node_without_vm", VMName: "kubelet-ghost", Message: "Kubernetes node kubelet-ghost of cluster kubelet has no VM in CloudStack"},
 		}},
-		s["dark"].Cluster.UUID: {Name: "dark", Checked: true},
+		s["dark"].Cluster.ID: {Name: "dark", Checked: true},
 	}
 
 	apiInv, dbInv := readInventory(t, "API", apiSrc), readInventory(t, "database", dbSrc)
@@ -291,39 +236,22 @@ func TestSameFindingsFromAPIAndDatabase(t *testing.T) {
 	for what, inv := range map[string]collector.Inventory{"API": apiInv, "database": dbInv} {
 		wantSSH := collector.SSHTarget{Host: s["prod"].IP.Address, Port: s["prod"].Rules[1].PublicPort}
 		for _, c := range inv.Clusters {
-			if c.ID == s["prod"].Cluster.UUID && c.SSH != wantSSH {
+			if c.ID == s["prod"].Cluster.ID && c.SSH != wantSSH {
 				t.Errorf("%s source: prod's first control node is Stopped, SSH target %+v, want the second's %+v", what, c.SSH, wantSSH)
 			}
 		}
 	}
 
-	// Scenario 3: two rows inserted into test's map, in both worlds. One names the VM of a node
-	// removed from prod the day before, expunged: removed set, state Expunging; the other VM id
-	// 999999, which no VM has.
+	// Scenario 3: two rows inserted into test's map. One names the VM of a node removed from
+	// prod the day before, expunged: removed set, state Expunging; the other VM id 999999, which
+	// no VM has. The changed cloud is rendered into a database of its own.
 	test := s["test"].Cluster
-	goneCreated := xCreated.Add(-24 * time.Hour)
-	fake.Update(func(cw *cloudstacktest.World) {
-		cw.AddVM(cloudstacktest.VM{InternalID: goneID, ID: goneUUID, Name: goneName, State: "Expunging", Account: "alice",
-			DomainID: x.w.Root.UUID, Domain: "ROOT", ZoneID: x.w.Zone.UUID, ZoneName: x.w.Zone.Name, Created: goneCreated, Removed: true})
-		for _, c := range cw.Clusters {
-			if c.ID == test.UUID {
-				c.VMMap = append(c.VMMap, goneID, missingID)
-			}
-		}
+	fake.Update(func(w *cloudstacktest.World) {
+		w.AddVM(cloudstacktest.VM{InternalID: goneID, ID: goneUUID, Name: goneName, State: "Expunging",
+			Created: xCreated.Add(-24 * time.Hour), Removed: true}.Of(test))
+		test.VMMap = append(test.VMMap, goneID, missingID)
 	})
-	for _, stmt := range []struct {
-		q    string
-		args []any
-	}{
-		{"INSERT INTO vm_instance (id, uuid, name, instance_name, state, created, removed, account_id, domain_id) VALUES (?, ?, ?, ?, 'Expunging', ?, ?, ?, ?)",
-			[]any{goneID, goneUUID, goneName, fmt.Sprintf("i-%d-%d-VM", x.alice.ID, goneID), goneCreated, goneCreated.Add(23 * time.Hour), x.alice.ID, x.w.Root.ID}},
-		{"INSERT INTO user_vm (id, display_name) VALUES (?, ?)", []any{goneID, goneName}},
-		{"INSERT INTO kubernetes_cluster_vm_map (cluster_id, vm_id) VALUES (?, ?), (?, ?)", []any{test.ID, goneID, test.ID, missingID}},
-	} {
-		if _, err := d.Admin.Exec(stmt.q, stmt.args...); err != nil {
-			t.Fatalf("%s: %v", stmt.q, err)
-		}
-	}
+	dbSrc = databaseSource(t, db, fake)
 
 	apiInv, dbInv = readInventory(t, "API", apiSrc), readInventory(t, "database", dbSrc)
 	api, fromDB = evaluate(apiInv, x.nodes), evaluate(dbInv, x.nodes)
@@ -337,7 +265,7 @@ func TestSameFindingsFromAPIAndDatabase(t *testing.T) {
 		t.Errorf("API source after scenario 3's rows: findings (-want +got):\n%s", diff)
 	}
 	for _, c := range apiInv.Clusters {
-		if c.ID == test.UUID && len(c.Mapped) != 3 {
+		if c.ID == test.ID && len(c.Mapped) != 3 {
 			t.Errorf("API source shows %d VMs of test, want its 3: %+v", len(c.Mapped), c.Mapped)
 		}
 	}
@@ -347,7 +275,7 @@ func TestSameFindingsFromAPIAndDatabase(t *testing.T) {
 	for id, v := range want {
 		wantDB[id] = v
 	}
-	wantDB[test.UUID] = view{Name: "test", Checked: true, NodesReachable: true, VM: []finding{
+	wantDB[test.ID] = view{Name: "test", Checked: true, NodesReachable: true, VM: []finding{
 		{Kind: "mapped_vm_expunged", VMID: goneUUID, VMName: goneName,
 			Message: "VM " + goneName + " (" + goneUUID + ") is one of the VMs of Kubernetes cluster test in CloudStack, but has been or is being expunged"},
 		{Kind: "mapped_vm_missing", VMID: "999999",

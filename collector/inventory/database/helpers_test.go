@@ -3,11 +3,13 @@ package database
 import (
 	"context"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/cloudstacktest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/mariadbtest"
 )
 
@@ -19,37 +21,44 @@ var (
 	grace   = 15 * time.Minute
 )
 
-// The uuids the World gives its first rows: table number, then internal id.
-const (
-	rootUUID    = "00000001-0000-4000-8000-000000000001"
-	zoneUUID    = "00000004-0000-4000-8000-000000000001"
-	networkUUID = "00000005-0000-4000-8000-000000000001"
-	testUUID    = "00000006-0000-4000-8000-000000000001" // cluster "test"
-)
-
 // reportWorld is the fresh test cluster of docs/scenarios.md: "test", 1 control node and 2 workers, on
 // an isolated network, in account alice, created 40 minutes before the check.
 type reportWorld struct {
-	w     *mariadbtest.World
-	alice *mariadbtest.Account
-	test  *mariadbtest.ClusterSet
+	w    *cloudstacktest.World
+	test *cloudstacktest.ClusterSet
 }
 
 func newReportWorld() reportWorld {
-	w := mariadbtest.NewWorld()
-	alice := w.AddAccount("alice")
-	test := w.AddCluster(mariadbtest.ClusterSpec{Name: "test", Owner: alice, Control: 1, Workers: 2, Created: created})
-	return reportWorld{w: w, alice: alice, test: test}
+	w := &cloudstacktest.World{}
+	test := w.BuildCluster(cloudstacktest.ClusterSpec{Name: "test", Account: "alice", Control: 1, Workers: 2, Created: created})
+	return reportWorld{w: w, test: test}
 }
 
-// load writes the world into a fresh database at version v and returns a source reading it as
+// load renders the world into a fresh database at version v and returns a source reading it as
 // the SELECT-only account.
-func load(t *testing.T, w *mariadbtest.World, v mariadbtest.Version, o Options) (*Source, *mariadbtest.Database) {
+func load(t *testing.T, w *cloudstacktest.World, v mariadbtest.Version, o Options) (*Source, *mariadbtest.Database) {
 	t.Helper()
 	d := mariadbtest.Start(t).NewDatabaseAt(t, v)
-	w.Load(t, d)
+	d.LoadWorld(t, w)
 	o.DSN = d.ReaderDSN()
 	return newSource(t, o), d
+}
+
+// vmOf adds a VM of c's owner, in its domain and zone, on no network.
+func vmOf(w *cloudstacktest.World, c *cloudstacktest.Cluster, name, state string, created time.Time) *cloudstacktest.VM {
+	return w.AddVM(cloudstacktest.VM{Name: name, State: state, Created: created}.Of(c))
+}
+
+// forward adds a port-forwarding rule from the cluster's source NAT address to vm.
+func forward(w *cloudstacktest.World, s *cloudstacktest.ClusterSet, vm *cloudstacktest.VM, public, private int) {
+	w.AddPortForwardingRule(cloudstacktest.PortForwardingRule{IPAddressID: s.IP.ID, IPAddress: s.IP.Address,
+		PublicPort: public, PrivatePort: private, VirtualMachineID: vm.ID, NetworkID: s.Cluster.NetworkID,
+		Account: vm.Account, DomainID: vm.DomainID, ProjectID: vm.ProjectID})
+}
+
+// deleteRule removes a port-forwarding rule.
+func deleteRule(w *cloudstacktest.World, r *cloudstacktest.PortForwardingRule) {
+	w.PortForwardingRules = slices.DeleteFunc(w.PortForwardingRules, func(o *cloudstacktest.PortForwardingRule) bool { return o == r })
 }
 
 // withConfigDefaults fills the pool sizes, lifetime and timeout left at zero in o with the
@@ -94,13 +103,13 @@ func inventory(t *testing.T, s *Source) collector.Inventory {
 }
 
 // mappedVM is a map row whose VM exists, as the database source reports it.
-func mappedVM(v *mariadbtest.VM) collector.MappedVM {
-	return collector.MappedVM{ID: v.UUID, InternalID: v.ID, Name: v.Name, State: v.State, Created: v.Created, Removed: v.Removed}
+func mappedVM(v *cloudstacktest.VM) collector.MappedVM {
+	return collector.MappedVM{ID: v.ID, InternalID: v.InternalID, Name: v.Name, State: v.State, Created: v.Created, Removed: v.Removed}
 }
 
-// listedVM is a VM as listVirtualMachines shows it for a user account.
-func listedVM(v *mariadbtest.VM) collector.VM {
-	return collector.VM{ID: v.UUID, Name: v.Name, State: v.State, Account: v.Account.Name, DomainID: rootUUID, Created: v.Created}
+// listedVM is a VM as listVirtualMachines shows it.
+func listedVM(v *cloudstacktest.VM) collector.VM {
+	return collector.VM{ID: v.ID, Name: v.Name, State: v.State, Account: v.Account, DomainID: v.DomainID, ProjectID: v.ProjectID, Created: v.Created}
 }
 
 // brief is a finding without its message.
@@ -135,7 +144,7 @@ func briefs(fs []collector.Finding) []brief {
 }
 
 // nodeNames are the Kubernetes node names of VMs: their names (the builders' are lower-case).
-func nodeNames(vms ...*mariadbtest.VM) []string {
+func nodeNames(vms ...*cloudstacktest.VM) []string {
 	var out []string
 	for _, v := range vms {
 		out = append(out, v.Name)

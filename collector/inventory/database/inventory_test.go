@@ -8,33 +8,27 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/cloudstacktest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/mariadbtest"
 )
 
 // baseline is what the API source reports for the report world, plus what only the database
 // shows: internal ids and MapRowsVisible.
 func baseline(rw reportWorld) collector.Inventory {
-	ctl, w1, w2 := rw.test.Control[0], rw.test.Workers[0], rw.test.Workers[1]
-	return collector.Inventory{
-		Clusters: []collector.Cluster{{
-			ID: testUUID, Name: "test", State: "Running", ClusterType: "CloudManaged",
-			ZoneID: zoneUUID, ZoneName: "zone1", Account: "alice", DomainID: rootUUID, Domain: "ROOT",
-			NetworkID: networkUUID, Created: created,
-			ControlNodes: 1, WorkerNodes: 2,
-			Mapped: []collector.MappedVM{
-				{ID: "00000007-0000-4000-8000-000000000011", InternalID: 11, Name: ctl.Name, State: "Running", Created: created},
-				{ID: "00000007-0000-4000-8000-000000000012", InternalID: 12, Name: w1.Name, State: "Running", Created: created},
-				{ID: "00000007-0000-4000-8000-000000000013", InternalID: 13, Name: w2.Name, State: "Running", Created: created},
-			},
-			MapRowsVisible: true,
-			SSH:            collector.SSHTarget{Host: "203.0.113.2", Port: 2222},
-		}},
-		VMs: []collector.VM{
-			{ID: "00000007-0000-4000-8000-000000000011", Name: ctl.Name, State: "Running", Account: "alice", DomainID: rootUUID, Created: created},
-			{ID: "00000007-0000-4000-8000-000000000012", Name: w1.Name, State: "Running", Account: "alice", DomainID: rootUUID, Created: created},
-			{ID: "00000007-0000-4000-8000-000000000013", Name: w2.Name, State: "Running", Account: "alice", DomainID: rootUUID, Created: created},
-		},
+	c := rw.test.Cluster
+	inv := collector.Inventory{Clusters: []collector.Cluster{{
+		ID: c.ID, Name: "test", State: "Running", ClusterType: "CloudManaged",
+		ZoneID: cloudstacktest.Zone1ID, ZoneName: "zone1", Account: "alice", DomainID: cloudstacktest.RootDomainID, Domain: "ROOT",
+		NetworkID: c.NetworkID, Created: created,
+		ControlNodes: 1, WorkerNodes: 2,
+		MapRowsVisible: true,
+		SSH:            collector.SSHTarget{Host: "203.0.113.2", Port: 2222},
+	}}}
+	for _, v := range rw.test.VMs() {
+		inv.Clusters[0].Mapped = append(inv.Clusters[0].Mapped, mappedVM(v))
+		inv.VMs = append(inv.VMs, listedVM(v))
 	}
+	return inv
 }
 
 // TestBaseline is scenario 1: the VM names are vm_instance.name (not instance_name, not
@@ -43,15 +37,23 @@ func TestBaseline(t *testing.T) {
 	for _, v := range []mariadbtest.Version{mariadbtest.V4_14, mariadbtest.V4_16, mariadbtest.V4_19, mariadbtest.V4_21} {
 		t.Run(v.String(), func(t *testing.T) {
 			rw := newReportWorld()
-			s, _ := load(t, rw.w, v, Options{})
+			for _, vm := range rw.test.VMs() {
+				vm.DisplayName = "display " + vm.Name
+			}
+			s, d := load(t, rw.w, v, Options{})
 			inv := inventory(t, s)
 			if diff := cmp.Diff(baseline(rw), inv); diff != "" {
 				t.Errorf("inventory (-want +got):\n%s", diff)
 			}
-			if ctl := rw.test.Control[0]; ctl.Name == ctl.InstanceName || ctl.Name == ctl.DisplayName {
-				t.Fatalf("the world must give the VM distinct name, instance_name and display_name")
+			var name, instance, display string
+			if err := d.Admin.QueryRow("SELECT v.name, v.instance_name, u.display_name FROM vm_instance v JOIN user_vm u ON u.id = v.id WHERE v.id = ?",
+				rw.test.Control[0].InternalID).Scan(&name, &instance, &display); err != nil {
+				t.Fatal(err)
 			}
-			vm, node := findings(t, inv, testUUID, nodeNames(rw.test.VMs()...))
+			if name == instance || name == display {
+				t.Fatalf("the rows must give the VM distinct name, instance_name and display_name: %q, %q, %q", name, instance, display)
+			}
+			vm, node := findings(t, inv, rw.test.Cluster.ID, nodeNames(rw.test.VMs()...))
 			if len(vm)+len(node) != 0 {
 				t.Errorf("findings: vm %v, node %v; want none", vm, node)
 			}
@@ -62,8 +64,28 @@ func TestBaseline(t *testing.T) {
 // setup is the report world with what a scenario adds to it.
 type setup struct {
 	reportWorld
-	other *mariadbtest.ClusterSet
-	extra []*mariadbtest.VM
+	other *cloudstacktest.ClusterSet
+	extra []*cloudstacktest.VM
+}
+
+// otherCluster is the inventory's row of a cluster a scenario adds in account alice: its VMs
+// mapped, reached through its first rule.
+func otherCluster(o *cloudstacktest.ClusterSet) collector.Cluster {
+	c := collector.Cluster{
+		ID: o.Cluster.ID, Name: o.Cluster.Name, State: "Running", ClusterType: "CloudManaged",
+		ZoneID: cloudstacktest.Zone1ID, ZoneName: "zone1", Account: o.Cluster.Account, DomainID: cloudstacktest.RootDomainID, Domain: "ROOT",
+		ProjectID: o.Cluster.ProjectID, Project: o.Cluster.Project,
+		NetworkID: o.Cluster.NetworkID, Created: o.Cluster.Created,
+		ControlNodes: int(o.Cluster.ControlNodes), WorkerNodes: int(o.Cluster.Size), EtcdNodes: int(o.Cluster.EtcdNodes),
+		MapRowsVisible: true,
+	}
+	if o.IP != nil {
+		c.SSH = collector.SSHTarget{Host: o.IP.Address, Port: 2222}
+	}
+	for _, v := range o.VMs() {
+		c.Mapped = append(c.Mapped, mappedVM(v))
+	}
+	return c
 }
 
 // TestScenarios are the drift scenarios of docs/scenarios.md and the variations of the source's fields,
@@ -81,13 +103,13 @@ func TestScenarios(t *testing.T) {
 	}{
 		{
 			name: "2: worker's map row deleted",
-			edit: func(s *setup) { s.w.DeleteMapRow(s.test.Map[2]) },
+			edit: func(s *setup) { s.test.Cluster.VMMap = s.test.Cluster.VMMap[:2] },
 			want: func(s *setup, want *collector.Inventory) {
 				want.Clusters[0].Mapped = want.Clusters[0].Mapped[:2]
 			},
 			wantVM: func(s *setup) []brief {
 				w2 := s.test.Workers[1]
-				return []brief{{Kind: collector.KindUnmappedVM, VMID: w2.UUID, VMName: w2.Name}}
+				return []brief{{Kind: collector.KindUnmappedVM, VMID: w2.ID, VMName: w2.Name}}
 			},
 		},
 		{
@@ -95,35 +117,27 @@ func TestScenarios(t *testing.T) {
 			// another cluster, expunged (removed set, state Expunging), and VM id 999999.
 			name: "3: map rows for an expunged VM and for VM id 999999",
 			edit: func(s *setup) {
-				s.other = s.w.AddCluster(mariadbtest.ClusterSpec{Name: "other", Owner: s.alice, Control: 1, Workers: 1, Created: created.Add(-day)})
-				gone := s.w.AddVM("other-node-1a1c2dc4f71", "Expunging", s.alice, created.Add(-day))
+				s.other = s.w.BuildCluster(cloudstacktest.ClusterSpec{Name: "other", Account: "alice", Control: 1, Workers: 1, Created: created.Add(-day)})
+				gone := vmOf(s.w, s.test.Cluster, "other-node-1a1c2dc4f71", "Expunging", created.Add(-day))
 				gone.Removed = true
 				s.extra = append(s.extra, gone)
-				s.w.AddMapRow(s.test.Cluster, gone.ID)
-				s.w.AddMapRow(s.test.Cluster, 999999)
+				s.test.Cluster.VMMap = append(s.test.Cluster.VMMap, gone.InternalID, 999999)
 			},
 			want: func(s *setup, want *collector.Inventory) {
 				gone := s.extra[0]
 				c := &want.Clusters[0]
 				c.Mapped = append(c.Mapped,
-					collector.MappedVM{ID: gone.UUID, InternalID: gone.ID, Name: "other-node-1a1c2dc4f71", State: "Expunging", Created: gone.Created, Removed: true},
+					collector.MappedVM{ID: gone.ID, InternalID: gone.InternalID, Name: "other-node-1a1c2dc4f71", State: "Expunging", Created: gone.Created, Removed: true},
 					collector.MappedVM{InternalID: 999999, Missing: true})
 				o := s.other
-				want.Clusters = append(want.Clusters, collector.Cluster{
-					ID: o.Cluster.UUID, Name: "other", State: "Running", ClusterType: "CloudManaged",
-					ZoneID: zoneUUID, ZoneName: "zone1", Account: "alice", DomainID: rootUUID, Domain: "ROOT",
-					NetworkID: o.Network.UUID, Created: o.Cluster.Created, ControlNodes: 1, WorkerNodes: 1,
-					Mapped:         []collector.MappedVM{mappedVM(o.Control[0]), mappedVM(o.Workers[0])},
-					MapRowsVisible: true,
-					SSH:            collector.SSHTarget{Host: o.IP.Address, Port: 2222},
-				})
+				want.Clusters = append(want.Clusters, otherCluster(o))
 				// The expunged VM is not listed, like listVirtualMachines.
 				want.VMs = append(want.VMs, listedVM(o.Control[0]), listedVM(o.Workers[0]))
 			},
 			wantVM: func(s *setup) []brief {
 				gone := s.extra[0]
 				return []brief{
-					{Kind: collector.KindMappedVMExpunged, VMID: gone.UUID, VMName: "other-node-1a1c2dc4f71", InternalID: gone.ID},
+					{Kind: collector.KindMappedVMExpunged, VMID: gone.ID, VMName: "other-node-1a1c2dc4f71", InternalID: gone.InternalID},
 					{Kind: collector.KindMappedVMMissing, VMID: "999999", InternalID: 999999},
 				}
 			},
@@ -137,116 +151,100 @@ func TestScenarios(t *testing.T) {
 			},
 			wantVM: func(s *setup) []brief {
 				w1 := s.test.Workers[0]
-				return []brief{{Kind: collector.KindMappedVMExpunged, VMID: w1.UUID, VMName: w1.Name, InternalID: w1.ID}}
+				return []brief{{Kind: collector.KindMappedVMExpunged, VMID: w1.ID, VMName: w1.Name, InternalID: w1.InternalID}}
 			},
 		},
 		{
 			name: "project cluster",
 			opts: Options{IncludeProjects: true},
 			edit: func(s *setup) {
-				blue := s.w.AddProject("blue")
-				s.other = s.w.AddCluster(mariadbtest.ClusterSpec{Name: "blue-k8s", Owner: blue.Account, Control: 1, Workers: 1, Created: created})
+				s.other = s.w.BuildCluster(cloudstacktest.ClusterSpec{Name: "blue-k8s", ProjectID: blueID, Project: "blue", Control: 1, Workers: 1, Created: created})
 			},
 			want: func(s *setup, want *collector.Inventory) {
 				o := s.other
 				// The API names a project resource's project, not its account.
-				want.Clusters = append(want.Clusters, collector.Cluster{
-					ID: o.Cluster.UUID, Name: "blue-k8s", State: "Running", ClusterType: "CloudManaged",
-					ZoneID: zoneUUID, ZoneName: "zone1", DomainID: rootUUID, Domain: "ROOT",
-					ProjectID: "00000003-0000-4000-8000-000000000001", Project: "blue",
-					NetworkID: o.Network.UUID, Created: created, ControlNodes: 1, WorkerNodes: 1,
-					Mapped:         []collector.MappedVM{mappedVM(o.Control[0]), mappedVM(o.Workers[0])},
-					MapRowsVisible: true,
-					SSH:            collector.SSHTarget{Host: o.IP.Address, Port: 2222},
-				})
+				c := otherCluster(o)
+				c.Account, c.ProjectID, c.Project = "", blueID, "blue"
+				want.Clusters = append(want.Clusters, c)
 				for _, v := range o.VMs() {
-					want.VMs = append(want.VMs, collector.VM{ID: v.UUID, Name: v.Name, State: "Running", DomainID: rootUUID,
-						ProjectID: "00000003-0000-4000-8000-000000000001", Created: created})
+					want.VMs = append(want.VMs, collector.VM{ID: v.ID, Name: v.Name, State: "Running", DomainID: cloudstacktest.RootDomainID,
+						ProjectID: blueID, Created: created})
 				}
 			},
 		},
 		{
 			name: "project cluster left out without IncludeProjects",
 			edit: func(s *setup) {
-				blue := s.w.AddProject("blue")
-				s.w.AddCluster(mariadbtest.ClusterSpec{Name: "blue-k8s", Owner: blue.Account, Control: 1, Workers: 1, Created: created})
+				s.w.BuildCluster(cloudstacktest.ClusterSpec{Name: "blue-k8s", ProjectID: blueID, Project: "blue", Control: 1, Workers: 1, Created: created})
 			},
 		},
 		{
 			name: "control node reached on a non-2222 port after a scale-down",
 			edit: func(s *setup) {
-				s.w.DeleteRule(s.test.Rules[0])
-				s.w.AddPortForward(s.test.IP, s.test.Control[0], 2230, 22)
-				s.w.AddPortForward(s.test.IP, s.test.Control[0], 6443, 6443) // not SSH
+				deleteRule(s.w, s.test.Rules[0])
+				forward(s.w, s.test, s.test.Control[0], 2230, 22)
+				forward(s.w, s.test, s.test.Control[0], 6443, 6443) // not SSH
 			},
 			want: func(s *setup, want *collector.Inventory) { want.Clusters[0].SSH.Port = 2230 },
 		},
 		{
 			name: "no rule for the control node: 2222",
-			edit: func(s *setup) { s.w.DeleteRule(s.test.Rules[0]) },
+			edit: func(s *setup) { deleteRule(s.w, s.test.Rules[0]) },
 		},
 		{
 			name: "configured SSH port wins",
 			opts: Options{SSHPort: 22},
 			edit: func(s *setup) {
-				s.w.DeleteRule(s.test.Rules[0])
-				s.w.AddPortForward(s.test.IP, s.test.Control[0], 2230, 22)
+				deleteRule(s.w, s.test.Rules[0])
+				forward(s.w, s.test, s.test.Control[0], 2230, 22)
 			},
 			want: func(s *setup, want *collector.Inventory) { want.Clusters[0].SSH.Port = 22 },
 		},
 		{
 			name: "two source NAT addresses: no public address, but the control node's rule",
-			edit: func(s *setup) { s.w.AddSourceNAT(s.test.Network, "203.0.113.99") },
+			edit: func(s *setup) { secondSourceNAT(s.w, s.test) },
 			want: func(s *setup, want *collector.Inventory) {}, // the rule's address and port, as before
 		},
 		{
 			name: "two source NAT addresses and no rule: the node's own",
 			edit: func(s *setup) {
-				s.w.AddSourceNAT(s.test.Network, "203.0.113.99")
-				s.w.DeleteRule(s.test.Rules[0])
+				secondSourceNAT(s.w, s.test)
+				deleteRule(s.w, s.test.Rules[0])
 			},
 			want: func(s *setup, want *collector.Inventory) {
-				want.Clusters[0].SSH = collector.SSHTarget{Host: s.test.Nics[0].Address, Port: 22}
+				want.Clusters[0].SSH = collector.SSHTarget{Host: s.test.Control[0].IPAddress, Port: 22}
 			},
 		},
 		{
 			name: "shared network: the control node's own address, port 22",
 			edit: func(s *setup) {
-				s.other = s.w.AddCluster(mariadbtest.ClusterSpec{Name: "flat", Owner: s.alice, Control: 1, Workers: 1, Shared: true, Created: created})
-				// A second NIC, default, on another network comes after the one on the cluster's.
-				s.w.AddNic(s.other.Control[0], s.w.AddNetwork("Isolated"), "192.168.7.7", true)
-				s.other.Nics[0].Default = false
+				s.other = s.w.BuildCluster(cloudstacktest.ClusterSpec{Name: "flat", Account: "alice", Control: 1, Workers: 1, Shared: true, Created: created})
+				// Its default NIC is on another network, its NIC on the cluster's another one.
+				ctl := s.other.Control[0]
+				ctl.OtherNICs = []cloudstacktest.NIC{{NetworkID: ctl.NetworkID, IPAddress: ctl.IPAddress}}
+				ctl.NetworkID, ctl.IPAddress = "net-elsewhere", "192.168.7.7"
 			},
 			want: func(s *setup, want *collector.Inventory) {
 				o := s.other
-				want.Clusters = append(want.Clusters, collector.Cluster{
-					ID: o.Cluster.UUID, Name: "flat", State: "Running", ClusterType: "CloudManaged",
-					ZoneID: zoneUUID, ZoneName: "zone1", Account: "alice", DomainID: rootUUID, Domain: "ROOT",
-					NetworkID: o.Network.UUID, Created: created, ControlNodes: 1, WorkerNodes: 1,
-					Mapped:         []collector.MappedVM{mappedVM(o.Control[0]), mappedVM(o.Workers[0])},
-					MapRowsVisible: true,
-					SSH:            collector.SSHTarget{Host: o.Nics[0].Address, Port: 22},
-				})
+				c := otherCluster(o)
+				c.SSH = collector.SSHTarget{Host: o.Control[0].OtherNICs[0].IPAddress, Port: 22}
+				want.Clusters = append(want.Clusters, c)
 				want.VMs = append(want.VMs, listedVM(o.Control[0]), listedVM(o.Workers[0]))
 			},
 		},
 		{
 			name: "shared network, no NIC on it: the default NIC",
 			edit: func(s *setup) {
-				s.other = s.w.AddCluster(mariadbtest.ClusterSpec{Name: "flat", Owner: s.alice, Control: 1, Workers: 1, Shared: true, Created: created})
-				s.other.Nics[0].Removed = true
-				s.w.AddNic(s.other.Control[0], s.w.AddNetwork("Isolated"), "192.168.7.7", true)
+				s.other = s.w.BuildCluster(cloudstacktest.ClusterSpec{Name: "flat", Account: "alice", Control: 1, Workers: 1, Shared: true, Created: created})
+				ctl := s.other.Control[0]
+				ctl.OtherNICs = []cloudstacktest.NIC{{NetworkID: ctl.NetworkID, IPAddress: ctl.IPAddress, Removed: true}}
+				ctl.NetworkID, ctl.IPAddress = "net-elsewhere", "192.168.7.7"
 			},
 			want: func(s *setup, want *collector.Inventory) {
 				o := s.other
-				want.Clusters = append(want.Clusters, collector.Cluster{
-					ID: o.Cluster.UUID, Name: "flat", State: "Running", ClusterType: "CloudManaged",
-					ZoneID: zoneUUID, ZoneName: "zone1", Account: "alice", DomainID: rootUUID, Domain: "ROOT",
-					NetworkID: o.Network.UUID, Created: created, ControlNodes: 1, WorkerNodes: 1,
-					Mapped:         []collector.MappedVM{mappedVM(o.Control[0]), mappedVM(o.Workers[0])},
-					MapRowsVisible: true,
-					SSH:            collector.SSHTarget{Host: "192.168.7.7", Port: 22},
-				})
+				c := otherCluster(o)
+				c.SSH = collector.SSHTarget{Host: "192.168.7.7", Port: 22}
+				want.Clusters = append(want.Clusters, c)
 				want.VMs = append(want.VMs, listedVM(o.Control[0]), listedVM(o.Workers[0]))
 			},
 		},
@@ -271,28 +269,23 @@ func TestScenarios(t *testing.T) {
 			name:    "4.21: etcd nodes, external node, ExternalManaged",
 			version: mariadbtest.V4_21,
 			edit: func(s *setup) {
-				s.other = s.w.AddCluster(mariadbtest.ClusterSpec{Name: "big", Owner: s.alice, Control: 1, Workers: 1, Etcd: 2, Created: created})
-				ext := s.w.AddVM("byo-worker", "Running", s.alice, created)
+				s.other = s.w.BuildCluster(cloudstacktest.ClusterSpec{Name: "big", Account: "alice", Control: 1, Workers: 1, Etcd: 2, Created: created})
+				ext := vmOf(s.w, s.other.Cluster, "byo-worker", "Running", created)
+				ext.ExternalNode = true
 				s.extra = append(s.extra, ext)
-				s.w.AddMapRow(s.other.Cluster, ext.ID).External = true
-				s.other.Map[1].Etcd = false // named like an etcd node: still an etcd node
-				s.test.Cluster.Type = "ExternalManaged"
+				s.other.Cluster.VMMap = append(s.other.Cluster.VMMap, ext.InternalID)
+				s.other.Etcd[1].EtcdNode = false // named like an etcd node: still an etcd node
+				s.test.Cluster.ClusterType = "ExternalManaged"
 			},
 			want: func(s *setup, want *collector.Inventory) {
 				o, ext := s.other, s.extra[0]
 				want.Clusters[0].ClusterType = "ExternalManaged"
-				etcd1, etcd2 := mappedVM(o.Etcd[0]), mappedVM(o.Etcd[1])
-				etcd1.Etcd, etcd2.Etcd = true, true
+				c := otherCluster(o)
+				c.Mapped[1].Etcd, c.Mapped[2].Etcd = true, true
 				byo := mappedVM(ext)
 				byo.External = true
-				want.Clusters = append(want.Clusters, collector.Cluster{
-					ID: o.Cluster.UUID, Name: "big", State: "Running", ClusterType: "CloudManaged",
-					ZoneID: zoneUUID, ZoneName: "zone1", Account: "alice", DomainID: rootUUID, Domain: "ROOT",
-					NetworkID: o.Network.UUID, Created: created, ControlNodes: 1, WorkerNodes: 1, EtcdNodes: 2,
-					Mapped:         []collector.MappedVM{mappedVM(o.Control[0]), etcd1, etcd2, mappedVM(o.Workers[0]), byo},
-					MapRowsVisible: true,
-					SSH:            collector.SSHTarget{Host: o.IP.Address, Port: 2222},
-				})
+				c.Mapped = append(c.Mapped, byo)
+				want.Clusters = append(want.Clusters, c)
 				for _, v := range o.VMs() {
 					want.VMs = append(want.VMs, listedVM(v))
 				}
@@ -302,12 +295,12 @@ func TestScenarios(t *testing.T) {
 		{
 			name: "removed cluster and system VM are not listed",
 			edit: func(s *setup) {
-				gone := s.w.AddCluster(mariadbtest.ClusterSpec{Name: "gone", Owner: s.alice, Control: 1, Workers: 1, Created: created})
+				gone := s.w.BuildCluster(cloudstacktest.ClusterSpec{Name: "gone", Account: "alice", Control: 1, Workers: 1, Created: created})
 				gone.Cluster.Removed = true
 				for _, v := range gone.VMs() {
 					v.Removed = true
 				}
-				s.w.AddVM("r-4-VM", "Running", s.alice, created).System = true
+				vmOf(s.w, s.test.Cluster, "r-4-VM", "Running", created).System = true
 			},
 		},
 	}
@@ -335,7 +328,7 @@ func TestScenarios(t *testing.T) {
 			if tt.nodes != nil {
 				nodes = tt.nodes(s)
 			}
-			vm, node := findings(t, inv, testUUID, nodes)
+			vm, node := findings(t, inv, s.test.Cluster.ID, nodes)
 			var wantVM, wantNode []brief
 			if tt.wantVM != nil {
 				wantVM = tt.wantVM(s)
@@ -360,13 +353,22 @@ func TestScenarios(t *testing.T) {
 
 const day = 24 * time.Hour
 
+// blueID is the uuid of project blue.
+const blueID = "00000003-0000-4000-8000-000000000001"
+
+// secondSourceNAT gives the cluster's network a second source NAT address.
+func secondSourceNAT(w *cloudstacktest.World, s *cloudstacktest.ClusterSet) {
+	w.PublicIPs = append(w.PublicIPs, &cloudstacktest.PublicIP{ID: "ip-second-nat", Address: "203.0.113.99",
+		NetworkID: s.Cluster.NetworkID, SourceNAT: true, Account: s.Cluster.Account, DomainID: s.Cluster.DomainID})
+}
+
 // moveControlRowLast renames the control VM away from the naming rule and moves its map row
 // (still flagged control_node) behind the workers'.
 func moveControlRowLast(s *setup) {
 	ctl := s.test.Control[0]
 	ctl.Name = "k8s-head"
-	s.w.DeleteMapRow(s.test.Map[0])
-	s.w.AddMapRow(s.test.Cluster, ctl.ID).Control = true
+	c := s.test.Cluster
+	c.VMMap = append(c.VMMap[1:], ctl.InternalID)
 }
 
 func wantControlRowLast(s *setup, want *collector.Inventory) {

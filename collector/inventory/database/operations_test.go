@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/cloudstacktest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/mariadbtest"
 )
 
@@ -17,28 +18,30 @@ func TestOperationStarted(t *testing.T) {
 	at := created.Add(-2 * time.Hour).UTC().Truncate(time.Second)
 	for _, v := range []mariadbtest.Version{mariadbtest.V4_14, mariadbtest.V4_16, mariadbtest.V4_19, mariadbtest.V4_21} {
 		t.Run(v.String(), func(t *testing.T) {
-			w := mariadbtest.NewWorld()
-			alice := w.AddAccount("alice")
-			spec := func(name, state string) *mariadbtest.Cluster {
-				s := w.AddCluster(mariadbtest.ClusterSpec{Name: name, Owner: alice, Control: 1, Workers: 1, Created: created})
+			w := &cloudstacktest.World{}
+			spec := func(name, state string) *cloudstacktest.Cluster {
+				s := w.BuildCluster(cloudstacktest.ClusterSpec{Name: name, Account: "alice", Control: 1, Workers: 1, Created: created})
 				s.Cluster.State = state
 				return s.Cluster
 			}
+			event := func(c *cloudstacktest.Cluster, eventType string, at time.Time) *cloudstacktest.Event {
+				return w.AddEvent(cloudstacktest.OperationEvent(c, eventType, at))
+			}
 			scaling, starting, running, removing := spec("scaling", "Scaling"), spec("starting", "Starting"), spec("running", "Running"), spec("removing", "RemovingNodes")
-			w.AddOperationEvent(scaling, "KUBERNETES.CLUSTER.SCALE", at.Add(-24*time.Hour))
-			w.AddOperationEvent(scaling, "KUBERNETES.CLUSTER.SCALE", at)
-			w.AddOperationEvent(scaling, "KUBERNETES.CLUSTER.SCALE", at.Add(time.Hour)).Archived = true
-			w.AddOperationEvent(scaling, "KUBERNETES.CLUSTER.SCALE", at.Add(2*time.Hour)).State = "Completed"
-			w.AddOperationEvent(scaling, "KUBERNETES.CLUSTER.UPGRADE", at.Add(3*time.Hour))
-			w.AddOperationEvent(running, "KUBERNETES.CLUSTER.SCALE", at.Add(4*time.Hour))
-			w.AddOperationEvent(starting, "KUBERNETES.CLUSTER.CREATE", at.Add(-time.Minute))
-			w.AddOperationEvent(removing, "KUBERNETES.CLUSTER.NODES.REMOVE", at.Add(-2*time.Minute))
+			event(scaling, "KUBERNETES.CLUSTER.SCALE", at.Add(-24*time.Hour))
+			event(scaling, "KUBERNETES.CLUSTER.SCALE", at)
+			event(scaling, "KUBERNETES.CLUSTER.SCALE", at.Add(time.Hour)).Archived = true
+			event(scaling, "KUBERNETES.CLUSTER.SCALE", at.Add(2*time.Hour)).State = "Completed"
+			event(scaling, "KUBERNETES.CLUSTER.UPGRADE", at.Add(3*time.Hour))
+			event(running, "KUBERNETES.CLUSTER.SCALE", at.Add(4*time.Hour))
+			event(starting, "KUBERNETES.CLUSTER.CREATE", at.Add(-time.Minute))
+			event(removing, "KUBERNETES.CLUSTER.NODES.REMOVE", at.Add(-2*time.Minute))
 			// Another tenant scales its own cluster, named like scaling's uuid: its event's
 			// description ends in that uuid, but it is mallory's, not scaling's.
 			mallory := spec("hostile", "Running")
-			mallory.Account = w.AddAccount("mallory")
-			hostile := w.AddOperationEvent(mallory, "KUBERNETES.CLUSTER.SCALE", at.Add(30*time.Minute))
-			hostile.Description = "Scaling Kubernetes cluster ID: " + scaling.UUID
+			mallory.Account = "mallory"
+			hostile := event(mallory, "KUBERNETES.CLUSTER.SCALE", at.Add(30*time.Minute))
+			hostile.Description = "Scaling Kubernetes cluster ID: " + scaling.ID
 			src, _ := load(t, w, v, Options{IncludeProjects: true})
 			got := map[string]time.Time{}
 			for _, c := range inventory(t, src).Clusters {

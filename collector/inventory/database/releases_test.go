@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/cloudstacktest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/mariadbtest"
 )
 
@@ -38,55 +39,56 @@ var releaseLines = []struct {
 func TestReleaseLines(t *testing.T) {
 	drifts := []struct {
 		name string
-		edit func(w *mariadbtest.World, s *mariadbtest.ClusterSet, owner *mariadbtest.Account) (vm []brief, node []brief)
+		edit func(w *cloudstacktest.World, s *cloudstacktest.ClusterSet) (vm []brief, node []brief)
 	}{
-		{name: "drift-free", edit: func(*mariadbtest.World, *mariadbtest.ClusterSet, *mariadbtest.Account) ([]brief, []brief) {
+		{name: "drift-free", edit: func(*cloudstacktest.World, *cloudstacktest.ClusterSet) ([]brief, []brief) {
 			return nil, nil
 		}},
-		{name: "unmapped_vm", edit: func(w *mariadbtest.World, s *mariadbtest.ClusterSet, owner *mariadbtest.Account) ([]brief, []brief) {
+		{name: "unmapped_vm", edit: func(w *cloudstacktest.World, s *cloudstacktest.ClusterSet) ([]brief, []brief) {
 			name := s.Workers[0].Name + "-1" // a worker's name that was taken
 			if s.Control[0].Name == "old-master" {
 				name = "old-master-1" // a stray control node of a pre-4.16 cluster
 			}
-			v := w.AddVM(name, "Running", owner, created)
-			return []brief{{Kind: collector.KindUnmappedVM, VMID: v.UUID, VMName: v.Name}}, nil
+			v := vmOf(w, s.Cluster, name, "Running", created)
+			return []brief{{Kind: collector.KindUnmappedVM, VMID: v.ID, VMName: v.Name}}, nil
 		}},
-		{name: "mapped_vm_expunged", edit: func(_ *mariadbtest.World, s *mariadbtest.ClusterSet, _ *mariadbtest.Account) ([]brief, []brief) {
+		{name: "mapped_vm_expunged", edit: func(_ *cloudstacktest.World, s *cloudstacktest.ClusterSet) ([]brief, []brief) {
 			v := s.Workers[1]
 			v.State = "Destroyed"
 			// Its node still matches a VM of the map: no node_without_vm.
-			return []brief{{Kind: collector.KindMappedVMExpunged, VMID: v.UUID, VMName: v.Name, InternalID: v.ID}}, nil
+			return []brief{{Kind: collector.KindMappedVMExpunged, VMID: v.ID, VMName: v.Name, InternalID: v.InternalID}}, nil
 		}},
-		{name: "mapped_vm_missing", edit: func(w *mariadbtest.World, s *mariadbtest.ClusterSet, _ *mariadbtest.Account) ([]brief, []brief) {
-			w.AddMapRow(s.Cluster, 999)
+		{name: "mapped_vm_missing", edit: func(_ *cloudstacktest.World, s *cloudstacktest.ClusterSet) ([]brief, []brief) {
+			s.Cluster.VMMap = append(s.Cluster.VMMap, 999)
 			return []brief{{Kind: collector.KindMappedVMMissing, VMID: "999", InternalID: 999}}, nil
 		}},
 	}
 	for _, line := range releaseLines {
 		for _, d := range drifts {
 			t.Run(line.release+"/"+d.name, func(t *testing.T) {
-				w := mariadbtest.NewWorld()
-				owner := w.AddAccount("alice")
-				s := w.AddCluster(mariadbtest.ClusterSpec{Name: "old", Owner: owner, Control: 1, Workers: 2, Etcd: line.etcd,
+				w := &cloudstacktest.World{Release: line.release}
+				s := w.BuildCluster(cloudstacktest.ClusterSpec{Name: "old", Account: "alice", Control: 1, Workers: 2, Etcd: line.etcd,
 					Created: created, Pre416: line.pre416, LoginUser: line.user})
 				wantHost, wantPort := s.IP.Address, 2222
 				if line.vpc {
 					// The tier's own public IP carries the rules; the VPC's source NAT none.
-					ip := w.AddPublicIP(s.Network, "198.51.100.7")
+					ip := &cloudstacktest.PublicIP{ID: "ip-tier", Address: "198.51.100.7", NetworkID: s.Cluster.NetworkID, Account: "alice"}
+					w.PublicIPs = append(w.PublicIPs, ip)
 					for _, r := range s.Rules {
-						r.IP = ip
+						r.IPAddressID, r.IPAddress = ip.ID, ip.Address
 					}
 					wantHost = ip.Address
 				}
-				wantVM, wantNode := d.edit(w, s, owner)
-				src, _ := load(t, w, mariadbtest.SchemaOf(line.release), Options{IncludeProjects: true})
+				wantVM, wantNode := d.edit(w, s)
+				rows := mariadbtest.Start(t).NewDatabaseOf(t, w) // the release's schema
+				src := newSource(t, Options{DSN: rows.ReaderDSN(), IncludeProjects: true})
 				inv := inventory(t, src)
 
 				var nodes []string
 				for _, v := range append(s.Control, s.Workers...) {
 					nodes = append(nodes, v.Name)
 				}
-				vm, node := findings(t, inv, s.Cluster.UUID, nodes)
+				vm, node := findings(t, inv, s.Cluster.ID, nodes)
 				if diff := cmp.Diff(wantVM, vm); diff != "" {
 					t.Errorf("VM side (-want +got):\n%s", diff)
 				}

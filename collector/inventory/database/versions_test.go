@@ -8,21 +8,22 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/cloudstacktest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/mariadbtest"
 )
 
 // versionWorld has a cluster on 1.23.3, one whose version row is removed, and one without a
 // version (kubernetes_version_id NULL).
-func versionWorld() *mariadbtest.World {
-	w := mariadbtest.NewWorld()
-	alice := w.AddAccount("alice")
-	old := w.AddCluster(mariadbtest.ClusterSpec{Name: "old", Owner: alice, Control: 1, Workers: 1, Created: created})
-	old.Cluster.Version = w.AddKubernetesVersion("1.23.3")
-	w.AddKubernetesVersion("1.24.0")
-	gone := w.AddCluster(mariadbtest.ClusterSpec{Name: "gone", Owner: alice, Control: 1, Workers: 1, Created: created})
-	gone.Cluster.Version = w.AddKubernetesVersion("1.22.0")
-	gone.Cluster.Version.Removed = true
-	w.AddCluster(mariadbtest.ClusterSpec{Name: "none", Owner: alice, Control: 1, Workers: 1, Created: created})
+func versionWorld() *cloudstacktest.World {
+	w := &cloudstacktest.World{}
+	spec := func(name string) cloudstacktest.ClusterSpec {
+		return cloudstacktest.ClusterSpec{Name: name, Account: "alice", Control: 1, Workers: 1, Created: created}
+	}
+	w.BuildCluster(spec("old")).Cluster.KubernetesVersionID = w.AddKubernetesVersion(cloudstacktest.KubernetesVersion{SemanticVersion: "1.23.3"}).ID
+	w.AddKubernetesVersion(cloudstacktest.KubernetesVersion{SemanticVersion: "1.24.0"})
+	gone := w.AddKubernetesVersion(cloudstacktest.KubernetesVersion{SemanticVersion: "1.22.0", Removed: true})
+	w.BuildCluster(spec("gone")).Cluster.KubernetesVersionID = gone.ID
+	w.BuildCluster(spec("none"))
 	return w
 }
 
@@ -98,10 +99,10 @@ func TestNodeVersions(t *testing.T) {
 		{mariadbtest.Current, []string{"1.24.0", "1.23.3"}},
 	} {
 		t.Run(tt.v.String(), func(t *testing.T) {
-			w := mariadbtest.NewWorld()
-			set := w.AddCluster(mariadbtest.ClusterSpec{Name: "held", Owner: w.AddAccount("alice"), Control: 1, Workers: 1, Created: created})
-			set.Cluster.Version = w.AddKubernetesVersion("1.24.0")
-			set.Map[0].NodeVersion, set.Map[1].NodeVersion = "1.24.0", "1.23.3" // the worker held back
+			w := &cloudstacktest.World{}
+			set := w.BuildCluster(cloudstacktest.ClusterSpec{Name: "held", Account: "alice", Control: 1, Workers: 1, Created: created})
+			set.Cluster.KubernetesVersionID = w.KubernetesVersionOf("1.24.0").ID
+			set.Control[0].KubernetesNodeVersion, set.Workers[0].KubernetesNodeVersion = "1.24.0", "1.23.3" // the worker held back
 			src, _ := load(t, w, tt.v, Options{})
 			inv, err := src.Inventory(context.Background())
 			if err != nil {

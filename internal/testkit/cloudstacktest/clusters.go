@@ -86,7 +86,7 @@ func (w *World) newClusterJSON(c *Cluster) clusterJSON {
 	return j
 }
 
-// listKubernetesClusters lists clusters in id order under the admin ACL. Filters: id, name and
+// listKubernetesClusters lists clusters that are not removed in id order under the admin ACL. Filters: id, name and
 // state (compared without case), clustertype, keyword (substring of the name).
 func (s *Server) listKubernetesClusters(r *request) (any, *apiError) {
 	p := r.params
@@ -97,7 +97,7 @@ func (s *Server) listKubernetesClusters(r *request) (any, *apiError) {
 	var out []*Cluster
 	for _, c := range s.world.Clusters {
 		switch {
-		case c == nil:
+		case c == nil || c.Removed:
 		case !s.visible(p, c.Account, c.ProjectID):
 		case p.Get("id") != "" && c.ID != p.Get("id"):
 		case !matchFold(p.Get("name"), c.Name):

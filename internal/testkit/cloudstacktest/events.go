@@ -1,6 +1,7 @@
 package cloudstacktest
 
 import (
+	"fmt"
 	"slices"
 	"time"
 )
@@ -33,6 +34,24 @@ type Event struct {
 // called (the account that calls a command owns its event).
 func (e Event) Of(c *Cluster) Event {
 	e.Account, e.DomainID, e.Domain, e.ProjectID = c.Account, c.DomainID, c.Domain, c.ProjectID
+	return e
+}
+
+// OperationEvent is the Scheduled event of a cluster command c's owner submitted at the time
+// given: KUBERNETES.CLUSTER.SCALE, UPGRADE, START, STOP and DELETE describe the cluster by uuid
+// ("Scaling Kubernetes cluster ID: <uuid>"), CREATE by internal id, and 4.21's NODES.ADD and
+// NODES.REMOVE name it as their resource.
+func OperationEvent(c *Cluster, eventType string, at time.Time) Event {
+	e := Event{Type: eventType, State: "Scheduled", Created: at.UTC().Truncate(time.Second)}.Of(c)
+	switch eventType {
+	case "KUBERNETES.CLUSTER.CREATE":
+		e.Description = fmt.Sprintf("Creating Kubernetes cluster. Cluster Id: %d", c.InternalID)
+	case "KUBERNETES.CLUSTER.NODES.ADD", "KUBERNETES.CLUSTER.NODES.REMOVE":
+		e.Description = fmt.Sprintf("Removing 1 nodes from the Kubernetes Cluster with ID: %d", c.InternalID)
+		e.ResourceID, e.ResourceType = c.ID, "KubernetesCluster"
+	default:
+		e.Description = "Scaling Kubernetes cluster ID: " + c.ID
+	}
 	return e
 }
 

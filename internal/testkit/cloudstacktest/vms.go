@@ -70,10 +70,16 @@ func newVMJSON(vm *VM) vmJSON {
 		}
 		j.NICs = []nicJSON{n}
 	}
+	for i, o := range vm.OtherNICs {
+		if !o.Removed {
+			j.NICs = append(j.NICs, nicJSON{ID: fmt.Sprintf("0000a1c0-0000-4000-8000-%08x%04x", vm.InternalID, i+1),
+				NetworkID: o.NetworkID, IPAddress: o.IPAddress})
+		}
+	}
 	return j
 }
 
-// listVirtualMachines lists VMs that are not expunged: admins see Destroyed and Expunging ones
+// listVirtualMachines lists user VMs that are not expunged: admins see Destroyed and Expunging ones
 // too. Filters: id, ids, name (exact, as in current CloudStack), state (or "present" for all but
 // Destroyed and Expunging), keyword (substring of name or display name), zoneid, networkid.
 // details=min and other display options are accepted and change nothing.
@@ -92,7 +98,7 @@ func (s *Server) listVirtualMachines(r *request) (any, *apiError) {
 	var out []*VM
 	for _, vm := range s.world.sortedVMs() {
 		switch {
-		case vm.Removed:
+		case vm.Removed || vm.System:
 		case !visible(vm.Account, vm.ProjectID):
 		case id != "" && vm.ID != id:
 		case len(ids) > 0 && !slices.Contains(ids, vm.ID):

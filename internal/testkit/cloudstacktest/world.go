@@ -21,6 +21,10 @@ type World struct {
 	Events              []*Event // see AddEvent
 
 	PublicIPs []*PublicIP
+	// Networks are the networks rows a test describes; a network the rows name but this list
+	// does not is an Isolated one. The API lists none of them (the exporter reads no network),
+	// the database source reads their guest type.
+	Networks []*Network
 
 	// KubernetesVersions are the kubernetes_supported_version rows (kubeversions.go).
 	KubernetesVersions []*KubernetesVersion
@@ -71,6 +75,9 @@ type Cluster struct {
 	EtcdNodes    int64
 	Created      time.Time
 	VMMap        []int64 // vm_instance ids; may name ids that do not exist
+	// Removed models the removed column, set when CloudStack deletes the cluster: no API lists
+	// it any more.
+	Removed bool
 	// KubernetesVersionID is the uuid of the cluster's kubernetes_supported_version row; empty
 	// or naming no row, the answer has no kubernetesversionid.
 	KubernetesVersionID string
@@ -95,6 +102,11 @@ type VM struct {
 	IPAddress   string
 	Created     time.Time
 	Removed     bool
+	// System marks a system VM (a virtual router, a console proxy): a vm_instance row without a
+	// user_vm row, which listVirtualMachines does not list.
+	System bool
+	// OtherNICs are the VM's NICs after its default one, the NIC on NetworkID with IPAddress.
+	OtherNICs []NIC
 	// Details are user_vm_details rows shown to the API (display=1), e.g. CKS's
 	// controlNodeLoginUser.
 	Details map[string]string
@@ -109,6 +121,20 @@ type VM struct {
 	EtcdNode, ExternalNode bool
 	// KubernetesNodeVersion is the row's kubernetes_node_version (4.21 on).
 	KubernetesNodeVersion string
+}
+
+// NIC is a nics row of a VM that is not its default NIC. Removed ones are not shown.
+type NIC struct {
+	NetworkID string
+	IPAddress string
+	Removed   bool
+}
+
+// Network is a networks row: GuestType is Isolated or Shared (a cluster on a shared network has
+// no source NAT address and its nodes are reached on their own addresses).
+type Network struct {
+	ID        string
+	GuestType string
 }
 
 // ExtraDHCPOption is a nic_extra_dhcp_options row.

@@ -9,8 +9,8 @@ import (
 	"time"
 )
 
-// Load writes the world into d, in one transaction, with the columns d's schema version has.
-func (w *World) Load(t testing.TB, d *Database) {
+// load writes the rows into d, in one transaction, with the columns d's schema version has.
+func (w *rowSet) load(t testing.TB, d *Database) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -43,7 +43,7 @@ func removedAt(removed bool, created time.Time) any {
 	return created.Add(time.Hour)
 }
 
-func nullID(n *Network) any {
+func nullID(n *networkRow) any {
 	if n == nil {
 		return nil
 	}
@@ -51,7 +51,7 @@ func nullID(n *Network) any {
 }
 
 // tables returns the world's rows by table, parents first.
-func (w *World) tables(v Version) []table {
+func (w *rowSet) tables(v Version) []table {
 	domains := table{name: "domain", cols: []string{"id", "uuid", "name"}}
 	for _, d := range w.Domains {
 		domains.rows = append(domains.rows, []any{d.ID, d.UUID, d.Name})

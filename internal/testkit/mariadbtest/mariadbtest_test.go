@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"sort"
-	"strings"
 	"testing"
 	"time"
 
@@ -54,35 +53,6 @@ func TestVersions(t *testing.T) {
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("columns (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-// TestLoad writes a world at the oldest and the newest version and reads rows back.
-func TestLoad(t *testing.T) {
-	db := Start(t)
-	created := time.Date(2026, 6, 5, 19, 55, 31, 0, time.UTC)
-	for _, v := range []Version{V4_14, Current} {
-		t.Run(v.String(), func(t *testing.T) {
-			w := NewWorld()
-			set := w.AddCluster(ClusterSpec{Name: "test", Owner: w.AddAccount("alice"), Control: 1, Workers: 2, Etcd: 1, Created: created})
-			w.AddMapRow(set.Cluster, 999999)
-			d := db.NewDatabaseAt(t, v)
-			w.Load(t, d)
-			var maps, vms int
-			var got time.Time
-			if err := d.Admin.QueryRow("SELECT COUNT(*) FROM kubernetes_cluster_vm_map").Scan(&maps); err != nil {
-				t.Fatal(err)
-			}
-			if err := d.Admin.QueryRow("SELECT COUNT(*), MIN(created) FROM vm_instance").Scan(&vms, &got); err != nil {
-				t.Fatal(err)
-			}
-			if maps != 5 || vms != 4 || !got.Equal(created) {
-				t.Errorf("%d map rows, %d VMs created %v; want 5, 4, %v", maps, vms, got, created)
-			}
-			if !strings.HasPrefix(set.Control[0].Name, "test-control-") || set.Rules[0].PublicPort != 2222 {
-				t.Errorf("control VM %q with SSH port %d", set.Control[0].Name, set.Rules[0].PublicPort)
 			}
 		})
 	}

@@ -13,7 +13,7 @@ import (
 // under Server.Read when a server serves it.
 func (d *Database) LoadWorld(t testing.TB, w *cloudstacktest.World) {
 	t.Helper()
-	render(w).Load(t, d)
+	render(w).load(t, d)
 }
 
 // NewDatabaseOf creates a database with the schema of w's release line (SchemaOf; the newest
@@ -42,32 +42,42 @@ func (db *DB) NewDatabaseOf(t testing.TB, w *cloudstacktest.World) *Database {
 //     PrjAcct-<project>-<project id>.
 type renderer struct {
 	cw       *cloudstacktest.World
-	w        *World
-	domains  map[string]*Domain // by uuid
-	accounts map[[2]string]*Account
-	projects map[string]*Project // by uuid
-	zones    map[string]*Zone    // by uuid
-	networks map[string]*Network // by uuid
-	ips      map[string]*PublicIP
-	vms      map[int64]*VM
-	byUUID   map[string]*VM
-	versions map[string]*KubernetesVersion // by uuid
-	clusters map[string]*Cluster           // by uuid
+	w        *rowSet
+	domains  map[string]*domainRow // by uuid
+	accounts map[[2]string]*accountRow
+	projects map[string]*projectRow // by uuid
+	zones    map[string]*zoneRow    // by uuid
+	networks map[string]*networkRow // by uuid
+	ips      map[string]*ipRow
+	vms      map[int64]*vmRow
+	byUUID   map[string]*vmRow
+	versions map[string]*versionRow // by uuid
+	clusters map[string]*clusterRow // by uuid
 }
 
-func render(cw *cloudstacktest.World) *World {
-	r := &renderer{cw: cw, w: &World{next: make(map[string]int64)}, domains: map[string]*Domain{},
-		accounts: map[[2]string]*Account{}, projects: map[string]*Project{}, zones: map[string]*Zone{},
-		networks: map[string]*Network{}, ips: map[string]*PublicIP{}, vms: map[int64]*VM{}, byUUID: map[string]*VM{},
-		versions: map[string]*KubernetesVersion{}, clusters: map[string]*Cluster{}}
+func render(cw *cloudstacktest.World) *rowSet {
+	r := &renderer{cw: cw, w: &rowSet{next: make(map[string]int64)}, domains: map[string]*domainRow{},
+		accounts: map[[2]string]*accountRow{}, projects: map[string]*projectRow{}, zones: map[string]*zoneRow{},
+		networks: map[string]*networkRow{}, ips: map[string]*ipRow{}, vms: map[int64]*vmRow{}, byUUID: map[string]*vmRow{},
+		versions: map[string]*versionRow{}, clusters: map[string]*clusterRow{}}
 	for _, v := range cw.KubernetesVersions {
 		if v == nil {
 			continue
 		}
-		kv := &KubernetesVersion{ID: v.InternalID, UUID: v.ID, Name: v.Name, SemanticVersion: v.SemanticVersion,
+		kv := &versionRow{ID: v.InternalID, UUID: v.ID, Name: v.Name, SemanticVersion: v.SemanticVersion,
 			Created: v.Created, Removed: v.Removed}
 		r.versions[v.ID] = kv
 		r.w.KubernetesVersions = append(r.w.KubernetesVersions, kv)
+	}
+	for _, n := range cw.Networks {
+		if n != nil {
+			r.network(n.ID).GuestType = n.GuestType
+		}
+	}
+	for _, ip := range cw.PublicIPs {
+		if ip != nil {
+			r.publicIP(ip.ID, ip.Address, r.network(ip.NetworkID), ip.SourceNAT)
+		}
 	}
 	vmIDs := make([]int64, 0, len(cw.VMs))
 	for id, v := range cw.VMs {
@@ -102,7 +112,7 @@ func render(cw *cloudstacktest.World) *World {
 
 // domain is the row of a domain uuid; an empty uuid is the domain of that name met first (ROOT
 // when the name is empty too), as the model leaves the domain of the admin's events unnamed.
-func (r *renderer) domain(id, name string) *Domain {
+func (r *renderer) domain(id, name string) *domainRow {
 	if name == "" {
 		name = "ROOT"
 	}
@@ -116,7 +126,7 @@ func (r *renderer) domain(id, name string) *Domain {
 	if d := r.domains[id]; d != nil {
 		return d
 	}
-	d := &Domain{ID: r.w.id("domain"), UUID: id, Name: name}
+	d := &domainRow{ID: r.w.id("domain"), UUID: id, Name: name}
 	if d.UUID == "" {
 		d.UUID = uuid(1, d.ID)
 	}
@@ -127,17 +137,17 @@ func (r *renderer) domain(id, name string) *Domain {
 
 // owner is the account row of a resource: its project's account when it names a project, else
 // the account of that name in its domain.
-func (r *renderer) owner(account, domainID, domain, projectID, project string) (*Account, *Domain) {
+func (r *renderer) owner(account, domainID, domain, projectID, project string) (*accountRow, *domainRow) {
 	d := r.domain(domainID, domain)
 	if projectID != "" {
 		p := r.projects[projectID]
 		if p == nil {
-			p = &Project{ID: r.w.id("project"), UUID: projectID, Name: project}
+			p = &projectRow{ID: r.w.id("project"), UUID: projectID, Name: project}
 			name := account
 			if name == "" {
 				name = fmt.Sprintf("PrjAcct-%s-%d", project, p.ID)
 			}
-			p.Account = &Account{ID: r.w.id("account"), Name: name, Type: AccountTypeProject}
+			p.Account = &accountRow{ID: r.w.id("account"), Name: name, Type: accountTypeProject}
 			p.Account.UUID = uuid(2, p.Account.ID)
 			r.projects[projectID] = p
 			r.w.Projects = append(r.w.Projects, p)
@@ -149,18 +159,18 @@ func (r *renderer) owner(account, domainID, domain, projectID, project string) (
 	if a := r.accounts[key]; a != nil {
 		return a, d
 	}
-	a := &Account{ID: r.w.id("account"), Name: account}
+	a := &accountRow{ID: r.w.id("account"), Name: account}
 	a.UUID = uuid(2, a.ID)
 	r.accounts[key] = a
 	r.w.Accounts = append(r.w.Accounts, a)
 	return a, d
 }
 
-func (r *renderer) zone(id, name string) *Zone {
+func (r *renderer) zone(id, name string) *zoneRow {
 	if z := r.zones[id]; z != nil {
 		return z
 	}
-	z := &Zone{ID: r.w.id("zone"), UUID: id, Name: name}
+	z := &zoneRow{ID: r.w.id("zone"), UUID: id, Name: name}
 	if z.UUID == "" {
 		z.UUID = uuid(4, z.ID)
 	}
@@ -170,14 +180,14 @@ func (r *renderer) zone(id, name string) *Zone {
 }
 
 // network is the row of a network uuid, nil for none.
-func (r *renderer) network(id string) *Network {
+func (r *renderer) network(id string) *networkRow {
 	if id == "" {
 		return nil
 	}
 	if n := r.networks[id]; n != nil {
 		return n
 	}
-	n := &Network{ID: r.w.id("network"), UUID: id, GuestType: "Isolated"}
+	n := &networkRow{ID: r.w.id("network"), UUID: id, GuestType: "Isolated"}
 	r.networks[id] = n
 	r.w.Networks = append(r.w.Networks, n)
 	return n
@@ -185,24 +195,24 @@ func (r *renderer) network(id string) *Network {
 
 func (r *renderer) vm(v *cloudstacktest.VM) {
 	owner, domain := r.owner(v.Account, v.DomainID, v.Domain, v.ProjectID, v.Project)
-	m := &VM{ID: v.InternalID, UUID: v.ID, Name: v.Name, DisplayName: v.DisplayName,
+	m := &vmRow{ID: v.InternalID, UUID: v.ID, Name: v.Name, DisplayName: v.DisplayName,
 		InstanceName: fmt.Sprintf("i-%d-%d-VM", owner.ID, v.InternalID), State: v.State,
-		Account: owner, Domain: domain, Created: v.Created, Removed: v.Removed, Details: v.Details}
+		Account: owner, Domain: domain, Created: v.Created, Removed: v.Removed, System: v.System, Details: v.Details}
 	r.vms[v.InternalID], r.byUUID[v.ID] = m, m
 	r.w.VMs = append(r.w.VMs, m)
 }
 
 func (r *renderer) cluster(c *cloudstacktest.Cluster) {
 	owner, domain := r.owner(c.Account, c.DomainID, c.Domain, c.ProjectID, c.Project)
-	k := &Cluster{ID: c.InternalID, UUID: c.ID, Name: c.Name, State: c.State, Type: c.ClusterType,
+	k := &clusterRow{ID: c.InternalID, UUID: c.ID, Name: c.Name, State: c.State, Type: c.ClusterType,
 		Zone: r.zone(c.ZoneID, c.ZoneName), Network: r.network(c.NetworkID), Account: owner, Domain: domain,
 		ControlNodes: c.ControlNodes, Nodes: c.Size, EtcdNodes: c.EtcdNodes, Created: c.Created,
-		Version: r.versions[c.KubernetesVersionID]}
+		Removed: c.Removed, Version: r.versions[c.KubernetesVersionID]}
 	r.clusters[c.ID] = k
 	r.w.Clusters = append(r.w.Clusters, k)
 	flagged := slices.ContainsFunc(c.VMMap, func(id int64) bool { v := r.cw.VMs[id]; return v != nil && v.ControlNode })
 	for i, id := range c.VMMap {
-		row := r.w.AddMapRow(k, id)
+		row := r.w.addMapRow(k, id)
 		row.Control = !flagged && int64(i) < c.ControlNodes
 		if v := r.cw.VMs[id]; v != nil {
 			row.Control = row.Control || v.ControlNode
@@ -214,26 +224,24 @@ func (r *renderer) cluster(c *cloudstacktest.Cluster) {
 	}
 }
 
-// publicIP is the user_ip_address row of an address uuid: the model's PublicIPs row when it lists
-// one, else a row of network n.
-func (r *renderer) publicIP(id, address string, n *Network, sourceNAT bool) *PublicIP {
+// publicIP is the user_ip_address row of an address uuid, written the first time it is met: the
+// model's PublicIPs come first.
+func (r *renderer) publicIP(id, address string, n *networkRow, sourceNAT bool) *ipRow {
 	if ip := r.ips[id]; ip != nil {
 		return ip
 	}
-	for _, p := range r.cw.PublicIPs {
-		if p != nil && p.ID == id {
-			address, n, sourceNAT = p.Address, r.network(p.NetworkID), p.SourceNAT
-		}
+	ip := &ipRow{ID: r.w.id("ip"), UUID: id, Address: address, Network: n, SourceNAT: sourceNAT}
+	if ip.UUID == "" {
+		ip.UUID = uuid(8, ip.ID)
 	}
-	ip := &PublicIP{ID: r.w.id("ip"), UUID: id, Address: address, Network: n, SourceNAT: sourceNAT}
 	r.ips[id] = ip
 	r.w.IPs = append(r.w.IPs, ip)
 	return ip
 }
 
-// nic writes the VM's NIC: on its network, or its cluster's.
+// nic writes the VM's default NIC, on its network or its cluster's, then its other NICs.
 func (r *renderer) nic(v *cloudstacktest.VM) {
-	n := r.network(v.NetworkID)
+	vm, n := r.vms[v.InternalID], r.network(v.NetworkID)
 	if n == nil {
 		for _, c := range r.cw.Clusters {
 			if c != nil && slices.Contains(c.VMMap, v.InternalID) {
@@ -243,7 +251,12 @@ func (r *renderer) nic(v *cloudstacktest.VM) {
 		}
 	}
 	if n != nil {
-		r.w.AddNic(r.vms[v.InternalID], n, v.IPAddress, true)
+		r.w.addNic(vm, n, v.IPAddress, true)
+	}
+	for _, o := range v.OtherNICs {
+		if n := r.network(o.NetworkID); n != nil {
+			r.w.addNic(vm, n, o.IPAddress, false).Removed = o.Removed
+		}
 	}
 }
 
@@ -253,14 +266,14 @@ func (r *renderer) rule(rule *cloudstacktest.PortForwardingRule) {
 		return // port_forwarding_rules.instance_id names a VM
 	}
 	ip := r.publicIP(rule.IPAddressID, rule.IPAddress, r.network(rule.NetworkID), false)
-	r.w.AddPortForward(ip, vm, rule.PublicPort, rule.PrivatePort)
+	r.w.addPortForward(ip, vm, rule.PublicPort, rule.PrivatePort)
 }
 
 // event writes an event row under its owner's account; a resource the model names by uuid is
 // written by its internal id, as event.resource_id holds it.
 func (r *renderer) event(e *cloudstacktest.Event) {
 	owner, _ := r.owner(e.Account, e.DomainID, e.Domain, e.ProjectID, "")
-	row := &Event{ID: r.w.id("event"), UUID: e.ID, AccountID: owner.ID, Type: e.Type, State: e.State,
+	row := &eventRow{ID: r.w.id("event"), UUID: e.ID, AccountID: owner.ID, Type: e.Type, State: e.State,
 		Description: e.Description, Created: e.Created, Archived: e.Archived}
 	if c := r.clusters[e.ResourceID]; c != nil && e.ResourceType == "KubernetesCluster" {
 		row.ResourceID, row.ResourceType = c.ID, e.ResourceType

@@ -1,0 +1,227 @@
+package mariadbtest
+
+import (
+	"fmt"
+	"time"
+)
+
+// rowSet is the rendering of a cloudstacktest.World (render.go): CloudStack's rows by table, each
+// with its internal id, the way load writes them. It is not a model of its own: tests build a
+// cloudstacktest.World and load it with Database.LoadWorld.
+type rowSet struct {
+	Domains            []*domainRow
+	Accounts           []*accountRow
+	Projects           []*projectRow
+	Zones              []*zoneRow
+	Networks           []*networkRow
+	Clusters           []*clusterRow
+	VMs                []*vmRow
+	Maps               []*mapRow
+	IPs                []*ipRow
+	Rules              []*ruleRow
+	Nics               []*nicRow
+	KubernetesVersions []*versionRow
+	Events             []*eventRow
+
+	next map[string]int64
+}
+
+// domainRow is a domain row.
+type domainRow struct {
+	ID   int64
+	UUID string
+	Name string
+}
+
+// accountRow is an account row; Type 5 is a project's own account.
+type accountRow struct {
+	ID   int64
+	UUID string
+	Name string
+	Type int
+}
+
+// accountTypeProject is account.type of a project's account (Account.Type.PROJECT).
+const accountTypeProject = 5
+
+// projectRow is a projects row and its own account.
+type projectRow struct {
+	ID      int64
+	UUID    string
+	Name    string
+	Account *accountRow
+}
+
+// zoneRow is a data_center row.
+type zoneRow struct {
+	ID   int64
+	UUID string
+	Name string
+}
+
+// networkRow is a networks row; GuestType is Isolated or Shared.
+type networkRow struct {
+	ID        int64
+	UUID      string
+	GuestType string
+}
+
+// clusterRow is a kubernetes_cluster row.
+type clusterRow struct {
+	ID           int64
+	UUID         string
+	Name         string
+	State        string
+	Type         string // cluster_type, written from 4.19 on
+	Zone         *zoneRow
+	Network      *networkRow // nil: network_id NULL
+	Account      *accountRow
+	Domain       *domainRow
+	ControlNodes int64
+	Nodes        int64 // node_count: the workers
+	EtcdNodes    int64 // written from 4.21 on
+	Created      time.Time
+	Removed      bool
+	// Version is the cluster's Kubernetes version; nil: kubernetes_version_id NULL, as for a
+	// cluster CKS did not deploy (4.19 on).
+	Version *versionRow
+}
+
+// vmRow is a vm_instance row and, unless System, its user_vm row. Removed is the expunge: removed set.
+type vmRow struct {
+	ID           int64
+	UUID         string
+	Name         string
+	InstanceName string
+	DisplayName  string
+	State        string
+	Account      *accountRow
+	Domain       *domainRow
+	Created      time.Time
+	Removed      bool
+	System       bool
+	// Details are its user_vm_details rows, e.g. controlNodeLoginUser.
+	Details map[string]string
+}
+
+// mapRow is a kubernetes_cluster_vm_map row; VMID may name no VM. The flags are written only where
+// the schema version has their columns.
+type mapRow struct {
+	ID        int64
+	ClusterID int64
+	VMID      int64
+	Control   bool
+	Etcd      bool
+	External  bool
+	// NodeVersion is kubernetes_node_version (4.21 on): the node's own Kubernetes version in
+	// CloudStack; empty writes NULL.
+	NodeVersion string
+}
+
+// ipRow is a user_ip_address row associated with a network.
+type ipRow struct {
+	ID        int64
+	UUID      string
+	Address   string
+	Network   *networkRow
+	SourceNAT bool
+	Removed   bool
+}
+
+// ruleRow is a firewall_rules row of purpose PortForwarding and its
+// port_forwarding_rules row.
+type ruleRow struct {
+	ID          int64
+	IP          *ipRow
+	VM          *vmRow
+	PublicPort  int
+	PrivatePort int
+}
+
+// nicRow is a nics row.
+type nicRow struct {
+	ID      int64
+	VM      *vmRow
+	Network *networkRow
+	Address string
+	Default bool
+	Removed bool
+}
+
+// id hands out internal ids per table, starting at 1 (map rows start at 101, so that a map row's
+// id and the VM id it names differ in tests).
+func (w *rowSet) id(table string) int64 {
+	if w.next[table] == 0 && table == "map" {
+		w.next[table] = 100
+	}
+	w.next[table]++
+	return w.next[table]
+}
+
+// uuid is a recognisable uuid: the table's number, then the internal id.
+func uuid(table int, id int64) string {
+	return fmt.Sprintf("%08d-0000-4000-8000-%012d", table, id)
+}
+
+// addMapRow adds a row to a cluster's VM map; vmID need not exist.
+func (w *rowSet) addMapRow(c *clusterRow, vmID int64) *mapRow {
+	r := &mapRow{ID: w.id("map"), ClusterID: c.ID, VMID: vmID}
+	w.Maps = append(w.Maps, r)
+	return r
+}
+
+// addPortForward adds a TCP port-forwarding rule from ip:public to vm:private.
+func (w *rowSet) addPortForward(ip *ipRow, vm *vmRow, public, private int) *ruleRow {
+	r := &ruleRow{ID: w.id("rule"), IP: ip, VM: vm, PublicPort: public, PrivatePort: private}
+	w.Rules = append(w.Rules, r)
+	return r
+}
+
+// addNic adds a NIC of vm on network n.
+func (w *rowSet) addNic(vm *vmRow, n *networkRow, address string, isDefault bool) *nicRow {
+	nic := &nicRow{ID: w.id("nic"), VM: vm, Network: n, Address: address, Default: isDefault}
+	w.Nics = append(w.Nics, nic)
+	return nic
+}
+
+// eventRow is an event row, as CloudStack writes one when a command is submitted (see
+// cloudstacktest.Event for what each cluster command records).
+type eventRow struct {
+	ID           int64
+	UUID         string
+	AccountID    int64 // the owner of the entity the command acts on
+	Type         string
+	State        string
+	Description  string
+	ResourceID   any // the resource's internal id, or nil
+	ResourceType any
+	Created      time.Time
+	Archived     bool
+}
+
+// versionRow is a kubernetes_supported_version row: a Kubernetes version CKS can deploy,
+// with its semantic version. Removed is deleteKubernetesSupportedVersion's removed column.
+type versionRow struct {
+	ID              int64
+	UUID            string
+	Name            string
+	SemanticVersion string
+	Created         time.Time
+	Removed         bool
+}
+
+// versionID is a cluster's kubernetes_version_id: NULL without a version.
+func versionID(v *versionRow) any {
+	if v == nil {
+		return nil
+	}
+	return v.ID
+}
+
+// nullString writes "" as NULL.
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
