@@ -6,7 +6,6 @@ package exporter
 
 import (
 	"log/slog"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -103,13 +102,7 @@ func TestFaultSIGTERMDuringNotification(t *testing.T) {
 // found and counted as done.
 func TestFaultLookupFailsAfterUnknownOutcome(t *testing.T) {
 	t.Parallel()
-	requireRoot(t, "chattr")
-	e, cs := newEnv(t, simulator.ClusterSpec{Name: "test"})
-	e.writeConfig("  interval: 100ms\n", "")
-	e.start()
-	e.nextCycles(1)
-	path := e.statePath()
-	t.Cleanup(func() { _ = exec.Command("chattr", "-i", path).Run() })
+	e, cs, path := startImmutable(t, 1)
 
 	e.sim.CloudStack.SetFault("addAnnotation", cloudstacktest.Fault{Delay: time.Second})
 	if _, err := e.sim.DeleteMapRow(cs[0].ID, cs[0].VMs[1]); err != nil {

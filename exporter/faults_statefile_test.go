@@ -42,6 +42,21 @@ func chattr(t *testing.T, flag, path string) {
 	}
 }
 
+// startImmutable starts the exporter on a cloud of one cluster, checked every 100ms, for a test
+// that makes its state file immutable (chattr +i, which needs root), and waits for cycles cycles.
+// The file is made writable again when the test ends.
+func startImmutable(t *testing.T, cycles int) (*env, []simulator.Cluster, string) {
+	t.Helper()
+	requireRoot(t, "chattr")
+	e, cs := newEnv(t, simulator.ClusterSpec{Name: "test"})
+	e.writeConfig("  interval: 100ms\n", "")
+	e.start()
+	e.nextCycles(cycles)
+	path := e.statePath()
+	t.Cleanup(func() { _ = exec.Command("chattr", "-i", path).Run() })
+	return e, cs, path
+}
+
 // TestFaultStateFileUnwritable: the state file becomes unwritable while the exporter runs
 // (chattr +i). Announcing now could not be recorded as attempted, so it would be repeated after a
 // restart: the notifier holds every call, says so once and counts the failure; /metrics and the
@@ -50,13 +65,7 @@ func chattr(t *testing.T, flag, path string) {
 // the exporter with an error that does not tell to move the file away.
 func TestFaultStateFileUnwritable(t *testing.T) {
 	t.Parallel()
-	requireRoot(t, "chattr")
-	e, cs := newEnv(t, simulator.ClusterSpec{Name: "test"})
-	e.writeConfig("  interval: 100ms\n", "")
-	e.start()
-	e.nextCycles(2)
-	path := e.statePath()
-	t.Cleanup(func() { _ = exec.Command("chattr", "-i", path).Run() })
+	e, cs, path := startImmutable(t, 2)
 
 	// Unwritable while a finding opens: nothing is sent.
 	chattr(t, "+i", path)
@@ -263,13 +272,7 @@ func TestFaultStateFileCorrupted(t *testing.T) {
 // shows the resolved finding.
 func TestFaultHistoryUnwritable(t *testing.T) {
 	t.Parallel()
-	requireRoot(t, "chattr")
-	e, cs := newEnv(t, simulator.ClusterSpec{Name: "test"})
-	e.writeConfig("  interval: 100ms\n", "")
-	e.start()
-	e.nextCycles(2)
-	path := e.statePath()
-	t.Cleanup(func() { _ = exec.Command("chattr", "-i", path).Run() })
+	e, cs, path := startImmutable(t, 2)
 	restore, err := e.sim.DeleteMapRow(cs[0].ID, cs[0].VMs[1])
 	if err != nil {
 		t.Fatal(err)
