@@ -114,7 +114,6 @@ func (e *env) assertNoPassword(password string) {
 func TestScenario3FromTheDatabase(t *testing.T) {
 	db := mariadbtest.Start(t) // skips without MariaDB (fails in CI)
 	e, cs := newEnv(t, simulator.ClusterSpec{Name: "test", Workers: 2}, simulator.ClusterSpec{Name: "other", Workers: 1})
-	test := cs[0]
 
 	d, grant, drop := e.startOnDatabase(db, "  interval: 100ms\n")
 	for _, c := range cs {
@@ -161,31 +160,20 @@ func TestScenario3FromTheDatabase(t *testing.T) {
 		t.Fatalf("logged at info or above while everything matches: %+v", l)
 	}
 
-	// 3: two rows inserted into test's map. One names the VM of a node removed from "other"
-	// earlier, expunged (removed set, state Expunging); the other VM id 999999, which no VM has.
+	// 3: two rows added to test's map, in the cloud's model, which the database is loaded with
+	// again. One names the VM of a node removed from "other" earlier, expunged (removed set,
+	// state Expunging); the other VM id 999999, which no VM has.
 	goneCreated := time.Now().UTC().Add(-24 * time.Hour).Truncate(time.Second)
 	gone := struct {
 		id         int64
 		uuid, name string
 	}{489, "5dad63d3-0000-4000-8000-000000000489", fmt.Sprintf("other-node-%x", goneCreated.UnixMilli())}
-	var testID, alice, root int64
-	if err := d.Admin.QueryRow("SELECT id, account_id, domain_id FROM kubernetes_cluster WHERE uuid = ?", test.ID).Scan(&testID, &alice, &root); err != nil {
-		t.Fatal(err)
-	}
-	const goneRow, missingRow = 901, 902
-	for _, q := range []struct {
-		q    string
-		args []any
-	}{
-		{"INSERT INTO vm_instance (id, uuid, name, instance_name, state, created, removed, account_id, domain_id) VALUES (?, ?, ?, ?, 'Expunging', ?, ?, ?, ?)",
-			[]any{gone.id, gone.uuid, gone.name, fmt.Sprintf("i-%d-%d-VM", alice, gone.id), goneCreated, goneCreated.Add(time.Hour), alice, root}},
-		{"INSERT INTO user_vm (id, display_name) VALUES (?, ?)", []any{gone.id, gone.name}},
-		{"INSERT INTO kubernetes_cluster_vm_map (id, cluster_id, vm_id) VALUES (?, ?, ?), (?, ?, 999999)", []any{goneRow, testID, gone.id, missingRow, testID}},
-	} {
-		if _, err := d.Admin.Exec(q.q, q.args...); err != nil {
-			t.Fatalf("%s: %v", q.q, err)
-		}
-	}
+	e.sim.CloudStack.Update(func(w *cloudstacktest.World) {
+		c := w.ClusterByName("test")
+		w.AddVM(cloudstacktest.VM{InternalID: gone.id, ID: gone.uuid, Name: gone.name, State: "Expunging", Created: goneCreated, Removed: true}.Of(c))
+		c.VMMap = append(c.VMMap, gone.id, 999999)
+	})
+	e.reload(d)
 	expunged := "VM " + gone.name + " (" + gone.uuid + ") is one of the VMs of Kubernetes cluster test in CloudStack, but has been or is being expunged"
 	missing := "VM with ID 999999 is one of the VMs of Kubernetes cluster test in CloudStack, but does not exist"
 	want := []string{"test mapped_vm_expunged " + gone.name, "test mapped_vm_missing "}
@@ -256,9 +244,11 @@ func TestScenario3FromTheDatabase(t *testing.T) {
 
 	// The rows removed: one INFO annotation, the alerts archived, no new alert.
 	mark = e.logs.mark()
-	if _, err := d.Admin.Exec("DELETE FROM kubernetes_cluster_vm_map WHERE id IN (?, ?)", goneRow, missingRow); err != nil {
-		t.Fatal(err)
-	}
+	e.sim.CloudStack.Update(func(w *cloudstacktest.World) {
+		c := w.ClusterByName("test")
+		c.VMMap = c.VMMap[:len(c.VMMap)-2]
+	})
+	e.reload(d)
 	e.waitFor("the VM side to match again", func() bool { return len(e.findings()) == 0 })
 	e.nextCycles(2)
 	after := e.writes()[len(written):]
@@ -278,6 +268,12 @@ func TestScenario3FromTheDatabase(t *testing.T) {
 			t.Errorf("the exporter read its inventory through the API (%s) with inventory.source database", c.Command)
 		}
 	}
+}
+
+// reload loads d with the simulated cloud as it is now.
+func (e *env) reload(d *mariadbtest.Database) {
+	e.t.Helper()
+	e.sim.CloudStack.Read(func(w *cloudstacktest.World) { d.LoadWorld(e.t, w) })
 }
 
 // startOnDatabase renders the simulated cloud into a new database of db, gives the exporter its own account there,

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/cloudstacktest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/mariadbtest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
 	"github.com/cks-drift-exporter/cks-drift-exporter/notifier"
@@ -33,9 +34,8 @@ func TestStuckInOperationFromTheDatabase(t *testing.T) {
 	checkSince(t, e, test.ID, "test", since, true)
 
 	e.stop()
-	if _, err := d.Admin.Exec("DELETE FROM event"); err != nil { // purged: the state file keeps the time
-		t.Fatal(err)
-	}
+	e.sim.CloudStack.Update(func(w *cloudstacktest.World) { w.Events = nil }) // purged: the state file keeps the time
+	e.reload(d)
 	written := len(e.writes())
 	e.start()
 	e.nextCycles(3)
@@ -44,9 +44,10 @@ func TestStuckInOperationFromTheDatabase(t *testing.T) {
 	}
 	checkSince(t, e, test.ID, "test", since, true)
 
-	if _, err := d.Admin.Exec("UPDATE kubernetes_cluster SET state = 'Running' WHERE uuid = ?", test.ID); err != nil {
+	if err := e.sim.SetClusterState(test.ID, "Running"); err != nil {
 		t.Fatal(err)
 	}
+	e.reload(d)
 	e.waitFor("the finding to go", func() bool { return len(e.findings()) == 0 })
 	e.nextCycles(2)
 	if info := "addAnnotation " + notifier.InfoAnnotation(notifier.StuckResolution("test", "Scaling")); count(e.writes()[written:], info) != 1 {

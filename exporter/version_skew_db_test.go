@@ -27,9 +27,10 @@ func TestVersionSkewFromTheDatabase(t *testing.T) {
 	if f := e.findings(); len(f) != 0 {
 		t.Fatalf("baseline findings: %v", f)
 	}
-	if _, err := d.Admin.Exec("UPDATE kubernetes_cluster SET kubernetes_version_id = (SELECT id FROM kubernetes_supported_version WHERE semantic_version = '1.24.0') WHERE uuid = ?", up.ID); err != nil {
+	if err := e.sim.SetKubernetesVersion(up.ID, "1.24.0"); err != nil {
 		t.Fatal(err)
 	}
+	e.reload(d)
 	want, messages := skewed(up)
 	e.waitFor("node_version_mismatch", func() bool { return slices.Equal(e.findings(), want) })
 	e.nextCycles(3)

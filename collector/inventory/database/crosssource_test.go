@@ -158,7 +158,7 @@ func readInventory(t *testing.T, what string, src interface {
 }
 
 // databaseSource renders the fake's world into a fresh database and returns a source reading it.
-func databaseSource(t *testing.T, db *mariadbtest.DB, fake *cloudstacktest.Server) *database.Source {
+func databaseSource(t *testing.T, db *mariadbtest.DB, fake *cloudstacktest.Server) (*database.Source, *mariadbtest.Database) {
 	t.Helper()
 	var d *mariadbtest.Database
 	fake.Read(func(w *cloudstacktest.World) { d = db.NewDatabaseOf(t, w) })
@@ -169,7 +169,7 @@ func databaseSource(t *testing.T, db *mariadbtest.DB, fake *cloudstacktest.Serve
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { src.Close() })
-	return src
+	return src, d
 }
 
 // TestSameFindingsFromAPIAndDatabase builds one cloud, serves it from the fake CloudStack API and
@@ -182,7 +182,7 @@ func TestSameFindingsFromAPIAndDatabase(t *testing.T) {
 	t.Cleanup(fake.Close)
 	var x *crossWorld
 	fake.Update(func(w *cloudstacktest.World) { x = newCrossWorld(w) })
-	dbSrc := databaseSource(t, db, fake)
+	dbSrc, d := databaseSource(t, db, fake)
 	def := config.Defaults().CloudStack
 	apiSrc, err := api.New(api.Options{API: cloudstackapi.Options{Endpoint: fake.Endpoint(), APIKey: fake.APIKey(), SecretKey: fake.SecretKey(), Timeout: def.Timeout},
 		PageSize: def.PageSize, IncludeProjects: true})
@@ -244,14 +244,14 @@ func TestSameFindingsFromAPIAndDatabase(t *testing.T) {
 
 	// Scenario 3: two rows inserted into test's map. One names the VM of a node removed from
 	// prod the day before, expunged: removed set, state Expunging; the other VM id 999999, which
-	// no VM has. The changed cloud is rendered into a database of its own.
+	// no VM has. The database is loaded with the changed cloud.
 	test := s["test"].Cluster
 	fake.Update(func(w *cloudstacktest.World) {
 		w.AddVM(cloudstacktest.VM{InternalID: goneID, ID: goneUUID, Name: goneName, State: "Expunging",
 			Created: xCreated.Add(-24 * time.Hour), Removed: true}.Of(test))
 		test.VMMap = append(test.VMMap, goneID, missingID)
 	})
-	dbSrc = databaseSource(t, db, fake)
+	fake.Read(func(w *cloudstacktest.World) { d.LoadWorld(t, w) })
 
 	apiInv, dbInv = readInventory(t, "API", apiSrc), readInventory(t, "database", dbSrc)
 	api, fromDB = evaluate(apiInv, x.nodes), evaluate(dbInv, x.nodes)

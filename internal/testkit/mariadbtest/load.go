@@ -9,7 +9,8 @@ import (
 	"time"
 )
 
-// load writes the rows into d, in one transaction, with the columns d's schema version has.
+// load replaces the rows of d's tables with w's, in one transaction, with the columns d's schema
+// version has.
 func (w *rowSet) load(t testing.TB, d *Database) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -19,7 +20,13 @@ func (w *rowSet) load(t testing.TB, d *Database) {
 		t.Fatalf("mariadbtest: load: %v", err)
 	}
 	defer tx.Rollback() //nolint:errcheck // after Commit it is a no-op
-	for _, tbl := range w.tables(d.Version) {
+	tables := w.tables(d.Version)
+	for i := len(tables) - 1; i >= 0; i-- { // children first, for the foreign keys
+		if _, err := tx.ExecContext(ctx, "DELETE FROM `"+tables[i].name+"`"); err != nil {
+			t.Fatalf("mariadbtest: load: empty %s: %v", tables[i].name, err)
+		}
+	}
+	for _, tbl := range tables {
 		if err := insert(ctx, tx, tbl); err != nil {
 			t.Fatalf("mariadbtest: load %s: %v", tbl.name, err)
 		}

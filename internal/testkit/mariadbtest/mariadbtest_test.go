@@ -66,7 +66,7 @@ func TestStatements(t *testing.T) {
 	}
 }
 
-// TestLoadWorld renders a model of the fake API into rows: ids and uuids kept, a project's
+// TestLoadWorld renders a model of the fake API into rows, loaded twice: ids and uuids kept, a project's
 // resources under its account, a dangling map row, the control_node flags CKS writes, the
 // cluster's source NAT address and a VPC tier's own, and an event's resource by internal id.
 func TestLoadWorld(t *testing.T) {
@@ -93,6 +93,7 @@ func TestLoadWorld(t *testing.T) {
 		t.Run(tt.release, func(t *testing.T) {
 			cw.Release = tt.release
 			d := db.NewDatabaseOf(t, cw)
+			d.LoadWorld(t, cw) // again: the rows are replaced, not added twice
 			var got []string
 			for _, q := range []string{
 				"SELECT CONCAT_WS(' ', k.id, k.uuid, a.account_name, a.type, p.name, n.guest_type, kv.semantic_version) FROM kubernetes_cluster k JOIN account a ON a.id = k.account_id JOIN projects p ON p.project_account_id = a.id JOIN networks n ON n.id = k.network_id JOIN kubernetes_supported_version kv ON kv.id = k.kubernetes_version_id",

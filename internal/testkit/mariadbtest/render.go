@@ -9,8 +9,9 @@ import (
 )
 
 // LoadWorld writes w, the one model of a cloud that the fake API serves too, as CloudStack's
-// database holds it, with the columns d's schema version has. The caller holds the world still:
-// under Server.Read when a server serves it.
+// database holds it, with the columns d's schema version has. It replaces the rows d held, in one
+// transaction: a test changes the model and loads it again, and a reader sees the rows before or
+// after, never a mix. The caller holds the world still: under Server.Read when a server serves it.
 func (d *Database) LoadWorld(t testing.TB, w *cloudstacktest.World) {
 	t.Helper()
 	render(w).load(t, d)
