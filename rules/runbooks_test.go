@@ -2,44 +2,13 @@ package rules
 
 import (
 	"os"
-	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/markdown"
 )
 
 const runbooksFile = "../docs/runbooks.md"
-
-// heading is a second-level Markdown heading: the sections of the runbooks.
-var heading = regexp.MustCompile(`(?m)^## (.+)$`)
-
-// anchor is the fragment a forge gives a heading: lower-cased, spaces to hyphens, and nothing
-// but letters, digits, hyphens and underscores kept (GitHub's rule).
-func anchor(title string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(strings.TrimSpace(title)) {
-		switch {
-		case r == ' ':
-			b.WriteByte('-')
-		case r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// sections returns the text of each section of a Markdown document by its anchor.
-func sections(doc string) map[string]string {
-	out := map[string]string{}
-	idx := heading.FindAllStringSubmatchIndex(doc, -1)
-	for i, m := range idx {
-		end := len(doc)
-		if i+1 < len(idx) {
-			end = idx[i+1][0]
-		}
-		out[anchor(doc[m[2]:m[3]])] = doc[m[1]:end]
-	}
-	return out
-}
 
 // runbookProblems returns what is wrong with an alert's runbook_url given the runbooks'
 // sections: it must be RunbookBaseURL#<the alert's section>, and the section must say what to
@@ -50,8 +19,8 @@ func runbookProblems(r Rule, secs map[string]string) []string {
 	if !ok || base != RunbookBaseURL {
 		return []string{r.Alert + ": runbook_url " + url + " is not " + RunbookBaseURL + "#<section>"}
 	}
-	if frag != anchor(r.Alert) {
-		return []string{r.Alert + ": runbook_url points at #" + frag + ", not at the alert's own section #" + anchor(r.Alert)}
+	if frag != markdown.Anchor(r.Alert) {
+		return []string{r.Alert + ": runbook_url points at #" + frag + ", not at the alert's own section #" + markdown.Anchor(r.Alert)}
 	}
 	text, ok := secs[frag]
 	if !ok {
@@ -73,7 +42,7 @@ func TestRunbookURLs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	secs := sections(string(doc))
+	secs := markdown.Sections(string(doc), 2)
 	all, _ := loadRules(t)
 	for _, r := range all {
 		for _, p := range runbookProblems(r, secs) {
@@ -88,7 +57,7 @@ func TestRunbookURLs(t *testing.T) {
 // TestRunbookProblems shows that the check fails: a link to another base, to another alert's
 // section, to a section that does not exist, and to a section that says nothing to do.
 func TestRunbookProblems(t *testing.T) {
-	secs := sections("# Runbooks\n\n## CKSA\n\nWhat to check: x.\n\nWhat to do: y.\n\n## CKS B\n\nWhat to check: only.\n")
+	secs := markdown.Sections("# Runbooks\n\n## CKSA\n\nWhat to check: x.\n\nWhat to do: y.\n\n## CKS B\n\nWhat to check: only.\n", 2)
 	if secs["cks-b"] == "" || secs["cksa"] == "" {
 		t.Fatalf("sections %q: want cksa and cks-b", secs)
 	}

@@ -2,52 +2,25 @@ package report
 
 import (
 	"os"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/markdown"
 	"github.com/cks-drift-exporter/cks-drift-exporter/rules"
 )
 
 const runbooksFile = "../../docs/runbooks.md"
 
-// runbookHeading is a Markdown heading of level 2 or 3.
-var runbookHeading = regexp.MustCompile(`(?m)^(##|###) (.+)$`)
-
-// anchor is the fragment a forge gives a heading: lower-cased, spaces to hyphens, and nothing
-// but letters, digits, hyphens and underscores kept (GitHub's rule).
-func anchor(title string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(strings.TrimSpace(title)) {
-		switch {
-		case r == ' ':
-			b.WriteByte('-')
-		case r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// runbookSections returns the text of each section of docs/runbooks.md by its anchor, up to
-// the next heading.
+// runbookSections returns the text of each section of docs/runbooks.md (levels 2 and 3) by its
+// anchor, up to the next heading.
 func runbookSections(t *testing.T) map[string]string {
 	t.Helper()
 	doc, err := os.ReadFile(runbooksFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]string{}
-	idx := runbookHeading.FindAllSubmatchIndex(doc, -1)
-	for i, m := range idx {
-		end := len(doc)
-		if i+1 < len(idx) {
-			end = idx[i+1][0]
-		}
-		out[anchor(string(doc[m[4]:m[5]]))] = string(doc[m[1]:end])
-	}
-	return out
+	return markdown.Sections(string(doc), 3)
 }
 
 // TestEveryKindHasAGuide: the status page says of every kind what it means and what to do, and
