@@ -72,15 +72,6 @@ type Snapshot struct {
 	Resolved []Resolved
 }
 
-// Checkable reports whether a cluster is compared in a cycle: CloudManaged clusters in Running or
-// Alert state. Every other state, known or not, means an operation may be changing the VM map.
-func Checkable(c Cluster) bool {
-	if c.ClusterType == "ExternalManaged" {
-		return false
-	}
-	return c.State == "Running" || c.State == "Alert"
-}
-
 // Evaluate compares every cluster of the inventory and carries over what must not change: a
 // skipped cluster keeps its findings and reachability; a cluster whose nodes could not be listed
 // keeps its node-side findings. First-seen times survive from prev. Clusters gone from the
@@ -89,24 +80,23 @@ func Evaluate(prev []ClusterStatus, inv Inventory, nodes map[string]NodeList, no
 	return EvaluateShard(prev, inv, nodes, now, grace, Shard{})
 }
 
-// EvaluateShard is Evaluate for the clusters of one shard. VMs mapped by clusters of other
-// shards still count as mapped, so a shard never takes another shard's VM for unmapped.
+// EvaluateShard is Evaluate for the clusters of one shard, checked and skipped as Plan decides.
+// VMs mapped by clusters of other shards still count as mapped, so a shard never takes another
+// shard's VM for unmapped.
 func EvaluateShard(prev []ClusterStatus, inv Inventory, nodes map[string]NodeList, now time.Time, grace time.Duration, shard Shard) []ClusterStatus {
 	before := make(map[string]ClusterStatus, len(prev))
 	for _, s := range prev {
 		before[s.Cluster.ID] = s
 	}
 	idx := NewIndex(inv)
-	out := make([]ClusterStatus, 0, len(inv.Clusters))
-	for _, c := range inv.Clusters {
-		if !shard.Owns(c.ID) {
-			continue
-		}
+	checked, skipped := Plan(inv, shard)
+	out := make([]ClusterStatus, 0, len(checked)+len(skipped))
+	for _, c := range skipped {
 		p := before[c.ID].withAccepted() // the rules are applied afresh to every finding
-		if !Checkable(c) {
-			out = append(out, ClusterStatus{Cluster: c, Nodes: p.Nodes, VM: slices.Clone(p.VM), Node: slices.Clone(p.Node)})
-			continue
-		}
+		out = append(out, ClusterStatus{Cluster: c, Nodes: p.Nodes, VM: slices.Clone(p.VM), Node: slices.Clone(p.Node)})
+	}
+	for _, c := range checked {
+		p := before[c.ID].withAccepted()
 		nl, listed := nodes[c.ID]
 		if !listed {
 			nl = NodeList{Err: "not_listed"}

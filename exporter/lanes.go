@@ -38,11 +38,9 @@ func checkLanes(inv collector.Inventory, shard collector.Shard, prev []collector
 			timedOut[s.Cluster.ID] = true
 		}
 	}
+	checked, _ := collector.Plan(inv, shard)
 	var l lanes
-	for _, c := range inv.Clusters {
-		if !collector.Checkable(c) || !shard.Owns(c.ID) {
-			continue
-		}
+	for _, c := range checked {
 		if timedOut[c.ID] {
 			l.hanging = append(l.hanging, c)
 		} else {

@@ -175,9 +175,10 @@ func inventoryCounts(inv collector.Inventory) string {
 
 // logins lists the nodes of one checkable cluster per zone, all zones at once.
 func (p *preflight) logins(ctx context.Context, cfg *config.Config, inv collector.Inventory, nodes NodeLister) {
+	checked, _ := collector.Plan(inv, collector.Shard{}) // of every shard: the logins test the settings, not one replica's share
 	first := make(map[string]collector.Cluster)
-	for _, c := range inv.Clusters {
-		if f, seen := first[c.ZoneName]; collector.Checkable(c) && (!seen || c.Name < f.Name) {
+	for _, c := range checked {
+		if f, seen := first[c.ZoneName]; !seen || c.Name < f.Name {
 			first[c.ZoneName] = c
 		}
 	}
