@@ -38,7 +38,7 @@ func TestFaultSIGTERMDuringCycle(t *testing.T) {
 	if strings.Contains(p.out.String(), "level=ERROR") || !strings.Contains(p.out.String(), "Check cycle stopped by shutdown") {
 		t.Fatalf("the shutdown is not logged as such:\n%s", p.out.String())
 	}
-	if a := onlyAnnouncement(t, checkStateFile(t, e.statePath())); !a.Announced() {
+	if a := onlyAnnouncement(t, checkStateFile(t, e.statePath())); !a.announced() {
 		t.Fatalf("the announcement in the state file: %+v", a)
 	}
 
@@ -90,7 +90,7 @@ func TestFaultSIGTERMDuringNotification(t *testing.T) {
 		t.Fatal("the attempted alert was not looked up")
 	}
 	e.stop()
-	if a := onlyAnnouncement(t, checkStateFile(t, e.statePath())); !a.Announced() {
+	if a := onlyAnnouncement(t, checkStateFile(t, e.statePath())); !a.announced() {
 		t.Fatalf("after the restart the announcement is not complete: %+v", a)
 	}
 }
@@ -138,7 +138,7 @@ func TestFaultLookupFailsAfterUnknownOutcome(t *testing.T) {
 	if n := count(e.annotations(), "[WARN]"); n != 1 {
 		t.Fatalf("%d [WARN] annotations", n)
 	}
-	if a := onlyAnnouncement(t, checkStateFile(t, path)); !a.Announced() {
+	if a := onlyAnnouncement(t, checkStateFile(t, path)); !a.announced() {
 		t.Fatalf("the annotation was not found by the look-up: %+v", a)
 	}
 }

@@ -13,9 +13,9 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/cloudstacktest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
-	"github.com/cks-drift-exporter/cks-drift-exporter/notifier"
 	"github.com/cks-drift-exporter/cks-drift-exporter/state"
 )
 
@@ -115,9 +115,43 @@ func (e *env) oneEpisode(resolution string) {
 	}
 }
 
+// savedNotifier is the notifier's document in the state file, as far as these tests read it. It
+// is decoded the way an operator's tool would read the file, by the JSON names the notifier writes
+// (the tags in notifier/state.go), not with the notifier's Go types: the file is an interface that
+// outlives a release.
+type savedNotifier struct {
+	Clusters map[string]struct {
+		Name  string `json:"name"`
+		Sides map[collector.Side]struct {
+			Findings   map[string]*savedAnnouncement `json:"findings"`
+			Resolution *struct{}                     `json:"resolution"` // the side's [INFO] annotation, while owed
+		} `json:"sides"`
+	} `json:"clusters"`
+	Archive []int     `json:"archive"` // alert types whose alerts are still to be archived
+	Summary *struct{} `json:"summary"` // a summary alert, while owed
+}
+
+// savedAnnouncement is one finding's announcement in the state file.
+type savedAnnouncement struct {
+	Message    string    `json:"message"`
+	Annotation savedPart `json:"annotation"`
+	Alert      savedPart `json:"alert"`
+	Capped     bool      `json:"capped"`
+}
+
+// savedPart is one CloudStack call of an announcement: done once CloudStack accepted it,
+// attempted from the moment the call was about to be made.
+type savedPart struct {
+	Done      bool      `json:"done"`
+	Attempted time.Time `json:"attempted"`
+}
+
+// announced reports whether CloudStack accepted every part, as the notifier reads it.
+func (a *savedAnnouncement) announced() bool { return a.Annotation.Done && a.Alert.Done }
+
 // checkStateFile reopens the state file the way the exporter does, runs bbolt's consistency
 // check over every page and returns the notifier's document.
-func checkStateFile(t *testing.T, path string) notifier.State {
+func checkStateFile(t *testing.T, path string) savedNotifier {
 	t.Helper()
 	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
 	if err != nil {
@@ -142,7 +176,7 @@ func checkStateFile(t *testing.T, path string) notifier.State {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s notifier.State
+	var s savedNotifier
 	if err := json.Unmarshal(raw, &s); err != nil {
 		t.Fatalf("the notifier's document: %v\n%s", err, raw)
 	}
@@ -150,9 +184,9 @@ func checkStateFile(t *testing.T, path string) notifier.State {
 }
 
 // onlyAnnouncement returns the one announcement of the state, failing the test otherwise.
-func onlyAnnouncement(t *testing.T, s notifier.State) *notifier.Announcement {
+func onlyAnnouncement(t *testing.T, s savedNotifier) *savedAnnouncement {
 	t.Helper()
-	var out []*notifier.Announcement
+	var out []*savedAnnouncement
 	for _, c := range s.Clusters {
 		for _, side := range c.Sides {
 			for _, a := range side.Findings {

@@ -45,7 +45,7 @@ func TestShutdownDuringHangingInventory(t *testing.T) {
 		t.Fatalf("Close: %v", err)
 	}
 
-	if a := onlyAnnouncement(t, checkStateFile(t, e.statePath())); !a.Announced() {
+	if a := onlyAnnouncement(t, checkStateFile(t, e.statePath())); !a.announced() {
 		t.Fatalf("the state file lost the announcement: %+v", a)
 	}
 

@@ -109,12 +109,12 @@ func soakRSS() uint64 {
 }
 
 // notifierState reads the notifier's document from the running exporter's state file.
-func (r *soakRun) notifierState() notifier.State {
+func (r *soakRun) notifierState() savedNotifier {
 	raw, err := r.e.exp.store.LoadNotifierState()
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	var s notifier.State
+	var s savedNotifier
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &s); err != nil {
 			r.t.Fatal(err)
@@ -124,7 +124,7 @@ func (r *soakRun) notifierState() notifier.State {
 }
 
 // owed lists what the notifier still owes CloudStack.
-func owed(s notifier.State) []string {
+func owed(s savedNotifier) []string {
 	var out []string
 	for id, c := range s.Clusters {
 		for side, ss := range c.Sides {
@@ -132,7 +132,7 @@ func owed(s notifier.State) []string {
 				out = append(out, fmt.Sprintf("%s/%s resolution", c.Name, side))
 			}
 			for key, a := range ss.Findings {
-				if !a.Announced() {
+				if !a.announced() {
 					out = append(out, fmt.Sprintf("%s %s %s annotation %v alert %v", c.Name, id, key, a.Annotation.Done, a.Alert.Done))
 				}
 			}

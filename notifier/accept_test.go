@@ -21,7 +21,7 @@ func withAccepted(st collector.ClusterStatus, accepted ...collector.Finding) col
 func TestUpdateAccepted(t *testing.T) {
 	cache := finding(collector.KindUnmappedVM, "cache")
 	stray := finding(collector.KindUnmappedVM, "stray")
-	var s State
+	var s state
 	steps := []struct {
 		name string
 		st   collector.ClusterStatus
@@ -57,7 +57,7 @@ func TestUpdateAccepted(t *testing.T) {
 // its side was sent withdraws the resolution, which would no longer hold.
 func TestUpdateAcceptedDropsOwedResolution(t *testing.T) {
 	stray := finding(collector.KindUnmappedVM, "stray")
-	var s State
+	var s state
 	s.update([]collector.ClusterStatus{status(true, true, []collector.Finding{stray}, nil)})
 	if got := kinds(s.update([]collector.ClusterStatus{status(true, true, nil, nil)})); !slices.Equal(got, []string{"resolved vm"}) {
 		t.Fatalf("events %v, want the resolution", got)

@@ -27,7 +27,7 @@ func (r TypeRange) check() error {
 func (r TypeRange) summaryType() int { return r.Max }
 
 // typesInUse returns the alert types that findings hold or that wait to be archived.
-func (s *State) typesInUse() map[int]bool {
+func (s *state) typesInUse() map[int]bool {
 	used := make(map[int]bool, len(s.Archive))
 	for _, t := range s.Archive {
 		used[t] = true

@@ -15,7 +15,7 @@ import (
 // yet: from the budget while dayLeft allows, else as the one summary of a used-up budget in 24
 // hours. A summary whose earlier attempt has an unknown outcome is not changed:
 // checkAnnotationSummaries asks CloudStack about it first.
-func (n *Notifier) planSummary(cs *ClusterState, id string, more, overDay, dayLeft int) (job, bool) {
+func (n *Notifier) planSummary(cs *clusterState, id string, more, overDay, dayLeft int) (job, bool) {
 	sm := cs.Summary
 	if more+overDay > 0 && (sm == nil || sm.Part.Attempted.IsZero()) {
 		if sm == nil {
@@ -29,7 +29,7 @@ func (n *Notifier) planSummary(cs *ClusterState, id string, more, overDay, dayLe
 		} else {
 			sm.Text = annotationSummary(cs.Name, sm.More, n.opts.MaxAnnotationsPerCluster, n.opts.FindingsURL)
 		}
-		sm.Part = Part{}
+		sm.Part = part{}
 	}
 	if sm == nil || sm.Part.Done || n.window.summarized[id] {
 		return job{}, false

@@ -166,7 +166,7 @@ func (n *Notifier) pruneFiring(statuses []collector.ClusterStatus) {
 // report (yet) is left out; one already announced that Alertmanager still reports firing is kept
 // even when the last cycle did not find it, so that only Alertmanager's resolved notification
 // (after the rules' keep_firing_for) resolves it.
-func (s *State) firingOnly(statuses []collector.ClusterStatus) []collector.ClusterStatus {
+func (s *state) firingOnly(statuses []collector.ClusterStatus) []collector.ClusterStatus {
 	firing := make(map[string]bool, len(s.Firing))
 	for _, f := range s.Firing {
 		firing[f.ClusterID+"/"+f.Key] = true
@@ -181,7 +181,7 @@ func (s *State) firingOnly(statuses []collector.ClusterStatus) []collector.Clust
 	return out
 }
 
-func (s *State) keepFiring(clusterID string, side collector.Side, found []collector.Finding, firing map[string]bool) []collector.Finding {
+func (s *state) keepFiring(clusterID string, side collector.Side, found []collector.Finding, firing map[string]bool) []collector.Finding {
 	var out []collector.Finding
 	seen := make(map[string]bool)
 	for _, f := range found {

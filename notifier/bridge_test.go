@@ -10,7 +10,7 @@ import (
 // one cycle misses the finding.
 func TestFiringOnlyKeepsAnnouncedFiringFindings(t *testing.T) {
 	f := finding(collector.KindUnmappedVM, "w2")
-	var s State
+	var s state
 	s.Firing = map[string]firingAlert{"fp": {StartsAt: t0, ClusterID: "k1", Key: f.Key()}}
 	if ev := s.update(s.firingOnly([]collector.ClusterStatus{status(true, true, []collector.Finding{f}, nil)})); len(ev) != 1 {
 		t.Fatalf("events %v, want the new finding", kinds(ev))

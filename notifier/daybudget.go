@@ -67,7 +67,7 @@ func (n *Notifier) spent(clusterID string, budgetSummary bool) {
 }
 
 // pruneDays drops what is older than 24 hours, and the clusters that are gone.
-func (s *State) pruneDays(now time.Time, statuses []collector.ClusterStatus) {
+func (s *state) pruneDays(now time.Time, statuses []collector.ClusterStatus) {
 	present := make(map[string]bool, len(statuses))
 	for _, st := range statuses {
 		present[st.Cluster.ID] = true

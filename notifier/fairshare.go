@@ -21,26 +21,26 @@ import (
 
 // alertPick is what pickAlerts decided for the findings whose alert is owed.
 type alertPick struct {
-	send      map[*Announcement]bool // alerted one by one in this pass
-	overDay   map[*Announcement]bool // not alerted: the cluster used up its 24-hour budget
+	send      map[*announcement]bool // alerted one by one in this pass
+	overDay   map[*announcement]bool // not alerted: the cluster used up its 24-hour budget
 	perDayUse map[string]int         // alerts picked by cluster id, taken from its 24-hour budget
 }
 
 // alertCandidate is one finding whose alert is owed.
 type alertCandidate struct {
 	clusterID, owner string
-	a                *Announcement
+	a                *announcement
 }
 
 // pickAlerts chooses, in turns, at most room findings to alert one by one. A cluster's findings
 // past its share of the types or past its 24-hour budget are never picked.
 func (n *Notifier) pickAlerts(room int) alertPick {
-	p := alertPick{send: make(map[*Announcement]bool), overDay: make(map[*Announcement]bool), perDayUse: make(map[string]int)}
+	p := alertPick{send: make(map[*announcement]bool), overDay: make(map[*announcement]bool), perDayUse: make(map[string]int)}
 	var eligible []alertCandidate
 	for id, cs := range n.state.Clusters {
 		held := 0
-		var owed []*Announcement
-		keys := make(map[*Announcement]string)
+		var owed []*announcement
+		keys := make(map[*announcement]string)
 		for _, ss := range cs.Sides {
 			for key, a := range ss.Findings {
 				if a.AlertType != 0 {
@@ -52,7 +52,7 @@ func (n *Notifier) pickAlerts(room int) alertPick {
 				}
 			}
 		}
-		slices.SortFunc(owed, func(x, y *Announcement) int {
+		slices.SortFunc(owed, func(x, y *announcement) int {
 			return cmp.Or(x.FirstSeen.Compare(y.FirstSeen), cmp.Compare(keys[x], keys[y]))
 		})
 		share := max(n.opts.MaxAlertsPerCycle-held, 0) // new types the cluster may take

@@ -8,7 +8,7 @@ import "github.com/cks-drift-exporter/cks-drift-exporter/collector"
 type jobKind int
 
 const (
-	// jobArchive archives the alerts of one type (State.Archive): their finding cleared, or
+	// jobArchive archives the alerts of one type (state.Archive): their finding cleared, or
 	// their cluster is gone.
 	jobArchive jobKind = iota + 1
 	// jobFindingAnnotation is a finding's WARN annotation on its cluster.
@@ -47,7 +47,7 @@ func (j job) op() string {
 
 // part returns the state part a job settles; nil for an archive job, and for a part no longer in
 // the state.
-func (n *Notifier) part(j job) *Part {
+func (n *Notifier) part(j job) *part {
 	cs := n.state.Clusters[j.clusterID]
 	if cs == nil {
 		return nil
@@ -89,7 +89,7 @@ func (n *Notifier) texts(j job) (annotation, description string, alertType int, 
 
 // announcement returns the announcement of the side's finding with the key; nil when there is
 // none.
-func (cs *ClusterState) announcement(side collector.Side, key string) *Announcement {
+func (cs *clusterState) announcement(side collector.Side, key string) *announcement {
 	if ss := cs.Sides[side]; ss != nil {
 		return ss.Findings[key]
 	}

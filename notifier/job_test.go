@@ -8,18 +8,18 @@ import (
 
 // TestJobKinds: each kind of job names its call and settles its own part of the state.
 func TestJobKinds(t *testing.T) {
-	a := &Announcement{Message: "m"}
-	resolution := &Part{}
-	cs := &ClusterState{Sides: map[collector.Side]*SideState{
-		collector.SideVM:   {Findings: map[string]*Announcement{"k": a}},
-		collector.SideNode: {Findings: map[string]*Announcement{}, Resolution: resolution},
+	a := &announcement{Message: "m"}
+	resolution := &part{}
+	cs := &clusterState{Sides: map[collector.Side]*sideState{
+		collector.SideVM:   {Findings: map[string]*announcement{"k": a}},
+		collector.SideNode: {Findings: map[string]*announcement{}, Resolution: resolution},
 	}, Summary: &clusterSummary{}}
-	n := &Notifier{state: State{Clusters: map[string]*ClusterState{"c1": cs}}}
+	n := &Notifier{state: state{Clusters: map[string]*clusterState{"c1": cs}}}
 	for _, tc := range []struct {
 		name string
 		j    job
 		op   string
-		part *Part
+		part *part
 	}{
 		{"archive", job{kind: jobArchive, alertType: 7}, "archiveAlerts", nil},
 		{"finding annotation", job{kind: jobFindingAnnotation, clusterID: "c1", side: collector.SideVM, key: "k"}, "addAnnotation", &a.Annotation},

@@ -88,7 +88,7 @@ type Notifier struct {
 	mu      sync.Mutex
 	work    sync.Mutex // see locked; taken inside mu by the workers of a pass
 	opts    Options
-	state   State
+	state   state
 	metrics *Metrics
 	failing map[string]string    // operation -> last reason logged, so a reason is logged once
 	paused  map[string]time.Time // operation -> when to try again after a permission error
@@ -228,7 +228,7 @@ func (n *Notifier) logEvent(e event) {
 
 // settle marks as done the parts that are not to be sent: all of them when the notifier is
 // disabled (so that turning it on later does not flood), else those switched off.
-func (s *State) settle(o Options, all bool) {
+func (s *state) settle(o Options, all bool) {
 	for _, cs := range s.Clusters {
 		for _, ss := range cs.Sides {
 			if ss.Resolution != nil && (all || !o.Annotations) {
@@ -267,7 +267,7 @@ func (s *State) settle(o Options, all bool) {
 }
 
 // settle marks a part done without a call.
-func (p *Part) settle() {
+func (p *part) settle() {
 	if !p.Done {
 		p.Done, p.Off = true, true
 	}
@@ -293,7 +293,7 @@ func (n *Notifier) save() bool {
 }
 
 // sortedClusters returns the cluster ids in a stable order: by name, then id.
-func (s *State) sortedClusters() []string {
+func (s *state) sortedClusters() []string {
 	ids := make([]string, 0, len(s.Clusters))
 	for id := range s.Clusters {
 		ids = append(ids, id)

@@ -108,14 +108,14 @@ func (n *Notifier) plan() []job {
 			cc.Count += c
 		}
 		s.Summary.Limit = n.opts.MaxAlertsPerCycle
-		s.Summary.Part = Part{} // a new description: send it
+		s.Summary.Part = part{} // a new description: send it
 	}
 	return jobs
 }
 
 // planAlert gives a picked finding its alert type, if it has none yet, and counts its alert in
 // the window; false when every type is in use.
-func (n *Notifier) planAlert(a *Announcement, used map[int]bool, clusterID, key string) bool {
+func (n *Notifier) planAlert(a *announcement, used map[int]bool, clusterID, key string) bool {
 	if a.AlertType == 0 {
 		a.AlertType = allocate(n.opts.Types, used, clusterID, key)
 	}
@@ -344,7 +344,7 @@ func (n *Notifier) sendSummary(ctx context.Context) {
 	n.state.Summary = nil
 }
 
-func sortedKeys(m map[string]*Announcement) []string {
+func sortedKeys(m map[string]*announcement) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

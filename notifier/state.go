@@ -6,10 +6,10 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 )
 
-// State is what the notifier remembers across restarts: per cluster and side, the findings it has
+// state is what the notifier remembers across restarts: per cluster and side, the findings it has
 // announced or is announcing, and the CloudStack calls still owed.
-type State struct {
-	Clusters map[string]*ClusterState `json:"clusters"`
+type state struct {
+	Clusters map[string]*clusterState `json:"clusters"`
 	// Archive lists alert types whose alerts must be archived (their finding cleared or their
 	// cluster is gone), so that the type can alert again.
 	Archive []int `json:"archive,omitempty"`
@@ -25,8 +25,8 @@ type State struct {
 	States map[string]stateSeen `json:"states,omitempty"`
 }
 
-// ClusterState is one cluster's notification state.
-type ClusterState struct {
+// clusterState is one cluster's notification state.
+type clusterState struct {
 	Name   string `json:"name"`
 	ZoneID string `json:"zone_id"`
 	// Owner is the cluster's tenant (collector.Cluster.Owner): the alert cap goes round by owner.
@@ -34,7 +34,7 @@ type ClusterState struct {
 	// Account and Project name the owner in the alerts (ClusterRef).
 	Account string                        `json:"account,omitempty"`
 	Project string                        `json:"project,omitempty"`
-	Sides   map[collector.Side]*SideState `json:"sides"`
+	Sides   map[collector.Side]*sideState `json:"sides"`
 	// Summary is the annotation that names the new findings past the annotation cap, not yet
 	// accepted by CloudStack.
 	Summary *clusterSummary `json:"summary,omitempty"`
@@ -46,15 +46,15 @@ type ClusterState struct {
 type clusterSummary struct {
 	More int    `json:"more"`
 	Text string `json:"text"`
-	Part Part   `json:"part"`
+	Part part   `json:"part"`
 	// PastDay: some of them were past the cluster's 24-hour budget; the text says so.
 	PastDay bool `json:"past_day,omitempty"`
 }
 
-// SideState is one side's announced findings and a resolution still owed.
-type SideState struct {
-	Findings   map[string]*Announcement `json:"findings"`
-	Resolution *Part                    `json:"resolution,omitempty"` // the INFO annotation
+// sideState is one side's announced findings and a resolution still owed.
+type sideState struct {
+	Findings   map[string]*announcement `json:"findings"`
+	Resolution *part                    `json:"resolution,omitempty"` // the INFO annotation
 	// AcceptedOnly: the side's announced drift cleared, but findings an operator accepts remain,
 	// so the side does not match yet; its resolution is owed once they clear too.
 	AcceptedOnly bool `json:"accepted_only,omitempty"`
@@ -62,9 +62,9 @@ type SideState struct {
 	State string `json:"state,omitempty"`
 }
 
-// Announcement tracks one finding's announcement, part by part: a part is done only when
+// announcement tracks one finding's announcement, part by part: a part is done only when
 // CloudStack accepted it, and a done part is never sent again.
-type Announcement struct {
+type announcement struct {
 	Kind      collector.Kind `json:"kind"`
 	Message   string         `json:"message"`
 	FirstSeen time.Time      `json:"first_seen"`
@@ -73,8 +73,8 @@ type Announcement struct {
 	// neither.
 	VMID       string `json:"vm_id,omitempty"`
 	VMName     string `json:"vm_name,omitempty"`
-	Annotation Part   `json:"annotation"`
-	Alert      Part   `json:"alert"`
+	Annotation part   `json:"annotation"`
+	Alert      part   `json:"alert"`
 	AlertType  int    `json:"alert_type,omitempty"`
 	Capped     bool   `json:"capped,omitempty"`
 	// AnnotationCapped: the annotation cap kept this finding from an annotation of its own; the
@@ -82,9 +82,9 @@ type Announcement struct {
 	AnnotationCapped bool `json:"annotation_capped,omitempty"`
 }
 
-// Part is one CloudStack call owed. Attempted is set before the call is made, so that after a
+// part is one CloudStack call owed. Attempted is set before the call is made, so that after a
 // failure or a crash whose outcome is unknown the notifier asks CloudStack before sending again.
-type Part struct {
+type part struct {
 	Done      bool      `json:"done"`
 	Attempted time.Time `json:"attempted,omitempty"`
 	// At is when CloudStack accepted the part, for the status page; Off marks a part settled
@@ -94,12 +94,9 @@ type Part struct {
 }
 
 // ref is the cluster as an alert names it.
-func (cs *ClusterState) ref(id string) ClusterRef {
+func (cs *clusterState) ref(id string) ClusterRef {
 	return ClusterRef{ID: id, Name: cs.Name, Account: cs.Account, Project: cs.Project}
 }
-
-// Announced reports whether CloudStack accepted every part.
-func (a *Announcement) Announced() bool { return a.Annotation.Done && a.Alert.Done }
 
 // alertSummary is the one extra alert of a cycle that hit the alert cap: the capped findings by
 // cluster uuid, summed with those of earlier cycles whose summary CloudStack did not accept yet.
@@ -109,7 +106,7 @@ type alertSummary struct {
 	Capped      map[string]*cappedCount `json:"by_cluster"`
 	Limit       int                     `json:"limit"`
 	Description string                  `json:"description,omitempty"` // as last sent, to verify it
-	Part        Part                    `json:"part"`
+	Part        part                    `json:"part"`
 }
 
 // cappedCount is how many findings of one cluster the summary counts, with the names that
@@ -135,9 +132,9 @@ type event struct {
 // an announcement, cleared ones are dropped (their alert types queued for archiving), a side whose
 // last finding cleared owes a resolution, and clusters no longer in statuses are forgotten.
 // Skipped clusters and node sides that were not evaluated are left exactly as they were.
-func (s *State) update(statuses []collector.ClusterStatus) []event {
+func (s *state) update(statuses []collector.ClusterStatus) []event {
 	if s.Clusters == nil {
-		s.Clusters = make(map[string]*ClusterState)
+		s.Clusters = make(map[string]*clusterState)
 	}
 	var events []event
 	present := make(map[string]bool, len(statuses))
@@ -150,7 +147,7 @@ func (s *State) update(statuses []collector.ClusterStatus) []event {
 			continue // a skipped cluster's VM and node sides stay exactly as they were
 		}
 		if cs == nil {
-			cs = &ClusterState{Sides: make(map[collector.Side]*SideState)}
+			cs = &clusterState{Sides: make(map[collector.Side]*sideState)}
 			s.Clusters[c.ID] = cs
 		}
 		cs.Name, cs.ZoneID, cs.Owner, cs.Account, cs.Project = c.Name, c.ZoneID, c.Owner(), c.Account, c.Project
@@ -181,10 +178,10 @@ func (s *State) update(statuses []collector.ClusterStatus) []event {
 // never announced, and an announced finding that becomes accepted is dropped like one that
 // cleared (its alert archived), so that it is new again once its rule is removed. accepted says
 // whether the side has accepted findings: while it does, it does not match again.
-func (s *State) updateSide(cs *ClusterState, c collector.Cluster, side collector.Side, findings []collector.Finding, accepted bool) []event {
+func (s *state) updateSide(cs *clusterState, c collector.Cluster, side collector.Side, findings []collector.Finding, accepted bool) []event {
 	ss := cs.Sides[side]
 	if ss == nil {
-		ss = &SideState{Findings: make(map[string]*Announcement)}
+		ss = &sideState{Findings: make(map[string]*announcement)}
 	}
 	var events []event
 	current := make(map[string]bool, len(findings))
@@ -194,7 +191,7 @@ func (s *State) updateSide(cs *ClusterState, c collector.Cluster, side collector
 		if _, known := ss.Findings[key]; known {
 			continue
 		}
-		ss.Findings[key] = &Announcement{Kind: f.Kind, Message: f.Message, FirstSeen: f.FirstSeen, VMID: f.VMID, VMName: f.VMName}
+		ss.Findings[key] = &announcement{Kind: f.Kind, Message: f.Message, FirstSeen: f.FirstSeen, VMID: f.VMID, VMName: f.VMName}
 		events = append(events, event{ClusterID: c.ID, Cluster: c.Name, Side: side, Finding: f})
 	}
 	hadFindings := len(ss.Findings) > 0
@@ -215,7 +212,7 @@ func (s *State) updateSide(cs *ClusterState, c collector.Cluster, side collector
 		ss.Resolution = nil
 	case hadFindings || ss.AcceptedOnly:
 		ss.AcceptedOnly = false
-		ss.Resolution = &Part{}
+		ss.Resolution = &part{}
 		events = append(events, event{ClusterID: c.ID, Cluster: c.Name, Side: side, Resolved: true})
 	}
 	if len(ss.Findings) == 0 && ss.Resolution == nil && !ss.AcceptedOnly {
@@ -226,7 +223,7 @@ func (s *State) updateSide(cs *ClusterState, c collector.Cluster, side collector
 	return events
 }
 
-func (s *State) archiveAll(ss *SideState) {
+func (s *state) archiveAll(ss *sideState) {
 	for _, a := range ss.Findings {
 		if a.mayHaveAlert() {
 			s.Archive = appendUnique(s.Archive, a.AlertType)
@@ -237,7 +234,7 @@ func (s *State) archiveAll(ss *SideState) {
 // mayHaveAlert reports whether CloudStack may hold the finding's alert: sent, or attempted with
 // an outcome never learnt (its job could not be queried, or the process stopped). Such an alert
 // must be archived when the finding clears, or it stays open in CloudStack.
-func (a *Announcement) mayHaveAlert() bool {
+func (a *announcement) mayHaveAlert() bool {
 	return a.AlertType != 0 && !a.Capped && (a.Alert.Done || !a.Alert.Attempted.IsZero())
 }
 

@@ -38,7 +38,7 @@ func TestUpdate(t *testing.T) {
 	unmapped := finding(collector.KindUnmappedVM, "w2")
 	notNode := finding(collector.KindVMNotANode, "w1")
 	expunged := finding(collector.KindMappedVMExpunged, "x1")
-	var s State
+	var s state
 	steps := []struct {
 		name string
 		st   collector.ClusterStatus
@@ -72,7 +72,7 @@ func TestUpdate(t *testing.T) {
 }
 
 func TestClearedAlertIsArchived(t *testing.T) {
-	var s State
+	var s state
 	f := finding(collector.KindUnmappedVM, "w2")
 	s.update([]collector.ClusterStatus{status(true, true, []collector.Finding{f}, nil)})
 	a := s.Clusters["k1"].Sides[collector.SideVM].Findings[f.Key()]
@@ -108,7 +108,7 @@ func TestFirstSeenRemembered(t *testing.T) {
 
 func TestAllocateAvoidsTypesInUse(t *testing.T) {
 	r := TypeRange{Min: 20000, Max: 20003} // three usable types, 20003 is the summary's
-	var s State
+	var s state
 	used := map[int]bool{}
 	var statuses []collector.ClusterStatus
 	for _, id := range []string{"a", "b", "c"} {

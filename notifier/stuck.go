@@ -28,7 +28,7 @@ func (n *Notifier) StateSince(clusterID, state string) (time.Time, bool) {
 // rememberStates keeps since when each cluster of statuses in an operation state has been in it,
 // and forgets the others: a cluster that left its operation state starts afresh the next time,
 // and a cluster that is gone is forgotten. The entries are bounded by the clusters.
-func (s *State) rememberStates(statuses []collector.ClusterStatus) {
+func (s *state) rememberStates(statuses []collector.ClusterStatus) {
 	for i := range statuses {
 		c, since := statuses[i].Cluster, statuses[i].StateSince
 		if !collector.OperationState(c.State) || since.IsZero() {
@@ -58,7 +58,7 @@ func (s *State) rememberStates(statuses []collector.ClusterStatus) {
 // finding. Only leaving the state resolves it ("no longer stuck"): a finding that goes while the
 // cluster stays in the state (check.stuck_after raised, or 0) is dropped without a resolution,
 // which would not be true.
-func (s *State) updateOperation(cs *ClusterState, c collector.Cluster, findings []collector.Finding, accepted bool) []event {
+func (s *state) updateOperation(cs *clusterState, c collector.Cluster, findings []collector.Finding, accepted bool) []event {
 	if ss := cs.Sides[collector.SideOperation]; ss != nil && len(findings) == 0 && !accepted && ss.State == c.State {
 		s.archiveAll(ss)
 		delete(cs.Sides, collector.SideOperation)

@@ -17,7 +17,7 @@ func TestFiringOnlyStuck(t *testing.T) {
 		st.Cluster.State, st.Operation = state, op
 		return []collector.ClusterStatus{st}
 	}
-	var s State
+	var s state
 	if ev := s.update(s.firingOnly(skipped("Scaling", stuck))); len(ev) != 0 {
 		t.Fatalf("events %v before Alertmanager reports the alert", kinds(ev))
 	}

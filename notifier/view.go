@@ -76,7 +76,7 @@ func (n *Notifier) publish() {
 	n.view.Store(newView(&n.state, n.opts))
 }
 
-func newView(s *State, o Options) *View {
+func newView(s *state, o Options) *View {
 	v := &View{Mode: "direct", findings: make(map[viewKey]AnnouncementView)}
 	switch {
 	case !o.Enabled:
@@ -97,7 +97,7 @@ func newView(s *State, o Options) *View {
 	return v
 }
 
-func (p Part) view(capped bool) PartView {
+func (p part) view(capped bool) PartView {
 	switch {
 	case capped:
 		return PartView{State: PartCapped}

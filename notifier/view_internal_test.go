@@ -11,7 +11,7 @@ import (
 // not tried yet as owed; a disabled notifier's view says so.
 func TestViewOffAndOwed(t *testing.T) {
 	f := collector.Finding{Kind: collector.KindNodeWithoutVM, VMName: "ghost"}
-	s := State{}
+	s := state{}
 	s.update([]collector.ClusterStatus{{Cluster: collector.Cluster{ID: "c1", Name: "prod"}, Checked: true, Nodes: collector.NodesRead(nil, nil), Node: []collector.Finding{f}}})
 	a, _ := newView(&s, Options{Enabled: true}).Announcement("c1", collector.SideNode, f.Key())
 	if a.Annotation.State != PartOwed || a.Alert.State != PartOwed {
@@ -22,7 +22,7 @@ func TestViewOffAndOwed(t *testing.T) {
 	if a.Annotation.State != PartOwed || a.Alert.State != PartOff {
 		t.Errorf("alerts off: %+v, want annotation owed, alert off", a)
 	}
-	s.Clusters["c1"].Sides[collector.SideNode].Findings[f.Key()].Annotation = Part{Done: true, At: time.Unix(100, 0)}
+	s.Clusters["c1"].Sides[collector.SideNode].Findings[f.Key()].Annotation = part{Done: true, At: time.Unix(100, 0)}
 	s.settle(Options{}, true) // the notifier switched off: what was sent stays sent
 	v := newView(&s, Options{})
 	a, _ = v.Announcement("c1", collector.SideNode, f.Key())

@@ -130,7 +130,7 @@ func savedFiring(t *testing.T, store *memStore) map[string]firingAlert {
 	if store.raw == nil {
 		return nil
 	}
-	var s State
+	var s state
 	if err := json.Unmarshal(store.raw, &s); err != nil {
 		t.Fatalf("the saved state cannot be decoded: %v\n%s", err, store.raw)
 	}
