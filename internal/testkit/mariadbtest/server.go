@@ -179,11 +179,23 @@ func private(daemon, install string) (*DB, error) {
 		return nil, err
 	}
 	data := filepath.Join(dir, "data")
+	// A temporary directory of its own: servers bootstrapping at once in one /tmp (the test
+	// packages of `go test ./...` start theirs together) remove each other's temporary tables
+	// ("Could not remove temporary table: '/tmp/#sql-temptable-…', error: 2", then "Unknown table
+	// 'mysql.tmp_user_sys'"): two of eight mariadb-install-db runs at once failed so here, none
+	// of ten with a directory each. The mysql user writes it, hence the mode.
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(tmp, 0o1777); err != nil {
+		return nil, err
+	}
 	var asUser []string
 	if os.Geteuid() == 0 {
 		asUser = []string{"--user=mysql"}
 	}
-	args := append([]string{"--no-defaults", "--datadir=" + data}, asUser...)
+	args := append([]string{"--no-defaults", "--datadir=" + data, "--tmpdir=" + tmp}, asUser...)
 	if out, err := exec.Command(install, args...).CombinedOutput(); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("%s: %w\n%s", install, err, out)
@@ -207,7 +219,7 @@ func private(daemon, install string) (*DB, error) {
 			os.RemoveAll(dir)
 			return nil, err
 		}
-		db, err := launch(daemon, dir, data, initFile, port, asUser)
+		db, err := launch(daemon, dir, data, tmp, initFile, port, asUser)
 		if err == nil {
 			return db, nil
 		}
@@ -217,10 +229,11 @@ func private(daemon, install string) (*DB, error) {
 	return nil, lastErr
 }
 
-func launch(daemon, dir, data, initFile string, port int, asUser []string) (*DB, error) {
+func launch(daemon, dir, data, tmp, initFile string, port int, asUser []string) (*DB, error) {
 	args := append([]string{
 		"--no-defaults",
 		"--datadir=" + data,
+		"--tmpdir=" + tmp,
 		"--socket=" + filepath.Join(data, "sock"),
 		"--pid-file=" + filepath.Join(data, "mariadbd.pid"),
 		"--log-error=" + filepath.Join(data, "error.log"),
