@@ -77,13 +77,14 @@ type Snapshot struct {
 // keeps its node-side findings. First-seen times survive from prev. Clusters gone from the
 // inventory are dropped.
 func Evaluate(prev []ClusterStatus, inv Inventory, nodes map[string]NodeList, now time.Time, grace time.Duration) []ClusterStatus {
-	return EvaluateShard(prev, inv, nodes, now, grace, Shard{})
+	return EvaluateShard(prev, inv, nodes, now, grace, Shard{}, nil)
 }
 
-// EvaluateShard is Evaluate for the clusters of one shard, checked and skipped as Plan decides.
-// VMs mapped by clusters of other shards still count as mapped, so a shard never takes another
+// EvaluateShard is Evaluate for the clusters of one shard, checked and skipped as Plan decides,
+// with what memory remembers of a finding that prev does not have (see carryFirstSeen). VMs
+// mapped by clusters of other shards still count as mapped, so a shard never takes another
 // shard's VM for unmapped.
-func EvaluateShard(prev []ClusterStatus, inv Inventory, nodes map[string]NodeList, now time.Time, grace time.Duration, shard Shard) []ClusterStatus {
+func EvaluateShard(prev []ClusterStatus, inv Inventory, nodes map[string]NodeList, now time.Time, grace time.Duration, shard Shard, memory FirstSeenMemory) []ClusterStatus {
 	before := make(map[string]ClusterStatus, len(prev))
 	for _, s := range prev {
 		before[s.Cluster.ID] = s
@@ -106,8 +107,8 @@ func EvaluateShard(prev []ClusterStatus, inv Inventory, nodes map[string]NodeLis
 		if !nl.Read() {
 			s.Node = slices.Clone(p.Node) // the previous snapshot is still being served
 		}
-		carryFirstSeen(s.VM, p.VM, now)
-		carryFirstSeen(s.Node, p.Node, now)
+		carryFirstSeen(c.ID, SideVM, s.VM, p.VM, memory, now)
+		carryFirstSeen(c.ID, SideNode, s.Node, p.Node, memory, now)
 		out = append(out, s)
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -139,41 +140,4 @@ func (s ClusterStatus) withAccepted() ClusterStatus {
 	sortFindings(s.VM)
 	sortFindings(s.Node)
 	return s
-}
-
-// FirstSeenMemory returns the first-seen time remembered for a finding of a cluster across
-// restarts (the notifier's state keeps it), and whether one is.
-type FirstSeenMemory func(clusterID string, side Side, key string) (time.Time, bool)
-
-// RestoreFirstSeen gives the findings of statuses the first-seen times that memory holds, so that
-// a finding keeps its time across a restart of the exporter; it is the only place besides
-// Evaluate's carry-over that sets one.
-func RestoreFirstSeen(statuses []ClusterStatus, memory FirstSeenMemory) {
-	for i := range statuses {
-		id := statuses[i].Cluster.ID
-		for _, side := range []struct {
-			side Side
-			list []Finding
-		}{{SideVM, statuses[i].VM}, {SideNode, statuses[i].Node}, {SideOperation, statuses[i].Operation}} {
-			for j := range side.list {
-				if t, ok := memory(id, side.side, side.list[j].Key()); ok {
-					side.list[j].FirstSeen = t
-				}
-			}
-		}
-	}
-}
-
-func carryFirstSeen(cur, prev []Finding, now time.Time) {
-	first := make(map[string]time.Time, len(prev))
-	for _, f := range prev {
-		first[f.Key()] = f.FirstSeen
-	}
-	for i := range cur {
-		if t, ok := first[cur[i].Key()]; ok && !t.IsZero() {
-			cur[i].FirstSeen = t
-		} else if cur[i].FirstSeen.IsZero() {
-			cur[i].FirstSeen = now
-		}
-	}
 }

@@ -53,7 +53,7 @@ func TestEvaluateShardKeepsTheLastListing(t *testing.T) {
 		"was-refused":   {err: "auth", detail: "key refused"},
 		"never-checked": {},
 	}
-	got := EvaluateShard(prev, inv, nodes, now, grace, Shard{})
+	got := EvaluateShard(prev, inv, nodes, now, grace, Shard{}, nil)
 	if len(got) != len(want) {
 		t.Fatalf("%d statuses, want %d", len(got), len(want))
 	}

@@ -31,10 +31,11 @@ type StateMemory func(clusterID, state string) (time.Time, bool)
 // the earliest of: now; when an earlier cycle (prev) first saw the cluster in its current state;
 // what memory remembers of it; and, in an operation state, when CloudStack records that the
 // operation started (Cluster.OperationStarted). A cluster in an operation state for longer than
-// stuckAfter has the finding (0: never); its VM and Node findings are left as they are. It is the
-// only place that sets StateSince, and it runs before the accept rules, which may accept the
+// stuckAfter has the finding (0: never), first seen when prev's finding of the same state was, or
+// when firstSeen remembers (carryFirstSeen); its VM and Node findings are left as they are. It is
+// the only place that sets StateSince, and it runs before the accept rules, which may accept the
 // finding.
-func MarkStates(statuses, prev []ClusterStatus, memory StateMemory, now time.Time, stuckAfter time.Duration) {
+func MarkStates(statuses, prev []ClusterStatus, memory StateMemory, firstSeen FirstSeenMemory, now time.Time, stuckAfter time.Duration) {
 	before := make(map[string]ClusterStatus, len(prev))
 	for _, s := range prev {
 		before[s.Cluster.ID] = s
@@ -67,15 +68,12 @@ func MarkStates(statuses, prev []ClusterStatus, memory StateMemory, now time.Tim
 		if !operation || stuckAfter <= 0 || now.Sub(since) <= stuckAfter {
 			continue
 		}
-		f := Finding{Kind: KindStuckInOperation, Message: StuckMessage(c.Name, c.State, since, stuckAfter), FirstSeen: now}
+		var before []Finding // a stuck finding of an earlier state is not this one
 		if seen && p.Cluster.State == c.State {
-			for _, q := range p.withAccepted().Operation {
-				if q.Key() == f.Key() && !q.FirstSeen.IsZero() {
-					f.FirstSeen = q.FirstSeen
-				}
-			}
+			before = p.withAccepted().Operation
 		}
-		s.Operation = []Finding{f}
+		s.Operation = []Finding{{Kind: KindStuckInOperation, Message: StuckMessage(c.Name, c.State, since, stuckAfter)}}
+		carryFirstSeen(c.ID, SideOperation, s.Operation, before, firstSeen, now)
 	}
 }
 

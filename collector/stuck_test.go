@@ -33,7 +33,7 @@ func TestMarkStatesSince(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			statuses := []ClusterStatus{{Cluster: cluster(tc.state)}}
-			MarkStates(statuses, tc.prev, tc.memory, now, 0)
+			MarkStates(statuses, tc.prev, tc.memory, nil, now, 0)
 			if got := statuses[0].StateSince; !got.Equal(tc.want) {
 				t.Errorf("StateSince = %s, want %s", got, tc.want)
 			}
@@ -94,7 +94,7 @@ func TestMarkStatesStuck(t *testing.T) {
 			t.Parallel()
 			tc.cluster.ID, tc.cluster.Name = "k1", "prod"
 			statuses := []ClusterStatus{{Cluster: tc.cluster, VM: frozen}}
-			MarkStates(statuses, tc.prev, nil, now, tc.stuckAfter)
+			MarkStates(statuses, tc.prev, nil, nil, now, tc.stuckAfter)
 			got := statuses[0]
 			if diff := cmp.Diff(tc.want, got.Operation); diff != "" {
 				t.Errorf("Operation (-want +got):\n%s", diff)
@@ -119,7 +119,7 @@ func TestAcceptStuck(t *testing.T) {
 	now := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
 	c := Cluster{ID: "k1", Name: "prod", State: "Scaling"}
 	statuses := []ClusterStatus{{Cluster: c, StateSince: now.Add(-2 * time.Hour)}}
-	MarkStates(statuses, statuses, nil, now, time.Hour)
+	MarkStates(statuses, statuses, nil, nil, now, time.Hour)
 	accepted, _ := Accept(statuses, []Cluster{c}, []AcceptRule{{Cluster: "prod", Kind: KindStuckInOperation, Reason: "scaling by hand"}}, now)
 	if len(accepted[0].Operation) != 0 || len(accepted[0].Accepted) != 1 || accepted[0].AcceptedOn(SideOperation) != 1 {
 		t.Fatalf("accepted: Operation %v, Accepted %v", accepted[0].Operation, accepted[0].Accepted)

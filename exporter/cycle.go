@@ -13,10 +13,13 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/workers"
 )
 
-// Announcer announces a cycle's statuses; the cycle hands it every cluster with both sides and
-// whether the node side was evaluated. Nil announces nothing (--once).
+// Announcer announces a cycle's statuses. What it remembers of them across restarts (first-seen
+// times, states, what it announced) fills in what the last snapshot does not know: after a
+// restart, all of it. Nil announces and remembers nothing (--once).
 type Announcer interface {
-	// FirstSeen is the first-seen time the announcer remembers for a finding, across restarts.
+	// FirstSeen is the first-seen time the announcer remembers for a finding, across restarts:
+	// the cycle asks it only for a finding that the last snapshot does not have
+	// (collector.EvaluateShard and collector.MarkStates carry the others' times over).
 	FirstSeen(clusterID string, side collector.Side, key string) (time.Time, bool)
 	// StateSince is the time since which the announcer remembers a cluster in a state, across
 	// restarts.
@@ -62,18 +65,20 @@ func cycle(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, sr
 			next.NodeListFailures[nl.Err]++
 		}
 	}
-	next.Clusters = collector.EvaluateShard(prev.Clusters, inv, nodes, next.Start, cfg.Check.GracePeriod, next.Shard)
-	var memory collector.StateMemory
+	var states collector.StateMemory
+	var firstSeen collector.FirstSeenMemory
 	if announcer != nil {
-		memory = announcer.StateSince
+		states, firstSeen = announcer.StateSince, announcer.FirstSeen
+	}
+	next.Clusters = collector.EvaluateShard(prev.Clusters, inv, nodes, next.Start, cfg.Check.GracePeriod, next.Shard, firstSeen)
+	if announcer != nil {
 		collector.RestoreSkipped(next.Clusters, prev.Clusters, announcer.Announced)
 	}
-	collector.MarkStates(next.Clusters, prev.Clusters, memory, next.Start, cfg.Check.StuckAfter) // before the accept rules: they may accept what it finds
+	collector.MarkStates(next.Clusters, prev.Clusters, states, firstSeen, next.Start, cfg.Check.StuckAfter) // before the accept rules: they may accept what it finds
 	next.Clusters, next.AcceptRules = collector.Accept(next.Clusters, inv.Clusters, cfg.Rules(), next.Start)
 	logAcceptRules(prev.AcceptRules, next.AcceptRules, logger)
 	logReachability(prev.Clusters, next.Clusters, logAuthSummary(prev.Clusters, next.Clusters, cfg, logger), nodeTarget(src.nodes), logger)
 	if announcer != nil {
-		collector.RestoreFirstSeen(next.Clusters, announcer.FirstSeen)
 		announcer.Notify(ctx, next.Clusters)
 	}
 	next.Resolved = collector.RecordResolved(prev.Resolved, prev.Clusters, next.Clusters, next.Start)

@@ -97,10 +97,6 @@ func TestFirstSeenRemembered(t *testing.T) {
 	if got, ok := n.FirstSeen("k1", collector.SideVM, f.Key()); !ok || !got.Equal(t0) {
 		t.Fatalf("FirstSeen = %v, %v; want %v, true", got, ok, t0)
 	}
-	collector.RestoreFirstSeen(st, n.FirstSeen)
-	if !st[0].VM[0].FirstSeen.Equal(t0) {
-		t.Fatalf("first seen %v after RestoreFirstSeen, want %v", st[0].VM[0].FirstSeen, t0)
-	}
 	if _, ok := n.FirstSeen("k1", collector.SideNode, f.Key()); ok {
 		t.Fatal("FirstSeen found a finding on the other side")
 	}
