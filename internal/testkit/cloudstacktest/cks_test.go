@@ -73,8 +73,9 @@ func TestBuildCluster(t *testing.T) {
 func TestOperationEvent(t *testing.T) {
 	c := &Cluster{ID: "cafe0000-0000-4000-8000-000000000001", InternalID: 7, Account: "alice", DomainID: RootDomainID, Domain: "ROOT"}
 	for eventType, want := range map[string]Event{
-		"KUBERNETES.CLUSTER.SCALE":  {Type: "KUBERNETES.CLUSTER.SCALE", Description: "Scaling Kubernetes cluster ID: " + c.ID},
-		"KUBERNETES.CLUSTER.CREATE": {Type: "KUBERNETES.CLUSTER.CREATE", Description: "Creating Kubernetes cluster. Cluster Id: 7"},
+		"KUBERNETES.CLUSTER.SCALE":   {Type: "KUBERNETES.CLUSTER.SCALE", Description: "Scaling Kubernetes cluster ID: " + c.ID},
+		"KUBERNETES.CLUSTER.UPGRADE": {Type: "KUBERNETES.CLUSTER.UPGRADE", Description: "Upgrading Kubernetes cluster ID: " + c.ID},
+		"KUBERNETES.CLUSTER.CREATE":  {Type: "KUBERNETES.CLUSTER.CREATE", Description: "Creating Kubernetes cluster. Cluster Id: 7"},
 		"KUBERNETES.CLUSTER.NODES.REMOVE": {Type: "KUBERNETES.CLUSTER.NODES.REMOVE", Description: "Removing 1 nodes from the Kubernetes Cluster with ID: 7",
 			ResourceID: c.ID, ResourceType: "KubernetesCluster"},
 	} {

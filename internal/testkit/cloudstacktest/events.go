@@ -3,6 +3,7 @@ package cloudstacktest
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -50,9 +51,26 @@ func OperationEvent(c *Cluster, eventType string, at time.Time) Event {
 		e.Description = fmt.Sprintf("Removing 1 nodes from the Kubernetes Cluster with ID: %d", c.InternalID)
 		e.ResourceID, e.ResourceType = c.ID, "KubernetesCluster"
 	default:
-		e.Description = "Scaling Kubernetes cluster ID: " + c.ID
+		e.Description = verb(eventType) + " Kubernetes cluster ID: " + c.ID
 	}
 	return e
+}
+
+// verb is the first word of a cluster command's event description ("Scaling Kubernetes cluster
+// ID: <uuid>").
+func verb(eventType string) string {
+	switch strings.TrimPrefix(eventType, "KUBERNETES.CLUSTER.") {
+	case "START":
+		return "Starting"
+	case "STOP":
+		return "Stopping"
+	case "SCALE":
+		return "Scaling"
+	case "UPGRADE":
+		return "Upgrading"
+	default:
+		return "Deleting"
+	}
 }
 
 // AddEvent records an event, as CloudStack does when a command is submitted.

@@ -1,8 +1,6 @@
 package simulator
 
 import (
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
@@ -23,36 +21,11 @@ func (s *Simulator) StartOperation(clusterID, state string, at time.Time) error 
 		}
 		c.State = state
 		for _, k := range collector.OperationEvents[state] {
-			e := cloudstacktest.Event{Type: k.Type, Created: at}.Of(c)
-			switch k.Names {
-			case collector.NamedByUUID:
-				e.Description = fmt.Sprintf("%s Kubernetes cluster ID: %s", verb(k.Type), c.ID)
-			case collector.NamedAsResource:
-				e.Description = fmt.Sprintf("Kubernetes cluster nodes (%s) of cluster with ID: %d", k.Type, c.InternalID)
-				e.ResourceID, e.ResourceType = c.ID, "KubernetesCluster"
-			default:
-				continue
+			if k.Names == collector.NamedByUUID || k.Names == collector.NamedAsResource {
+				w.AddEvent(cloudstacktest.OperationEvent(c, k.Type, at))
+				return
 			}
-			w.AddEvent(e)
-			return
 		}
 	})
 	return err
-}
-
-// verb is the first word of a cluster command's event description ("Scaling Kubernetes cluster
-// ID: <uuid>").
-func verb(eventType string) string {
-	switch strings.TrimPrefix(eventType, "KUBERNETES.CLUSTER.") {
-	case "START":
-		return "Starting"
-	case "STOP":
-		return "Stopping"
-	case "SCALE":
-		return "Scaling"
-	case "UPGRADE":
-		return "Upgrading"
-	default:
-		return "Deleting"
-	}
 }
