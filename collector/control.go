@@ -14,7 +14,7 @@ type ControlCandidate struct {
 
 // FirstControl returns the index of the VM that CKS forwards SSH to, or -1: among the VMs flagged
 // as control nodes (when the source knows the flag), the first Running one, else the first;
-// otherwise the first Running VM named like a control node of any release (IsControlName) that is
+// otherwise the first Running VM named like a control node of any release (isControlName) that is
 // not an etcd node, else the first such VM, else the first Running VM that is neither an etcd nor
 // an external node. A Running VM is preferred because a Stopped or Destroyed first control node
 // cannot answer. Both inventory sources use it, so they choose the same node.
@@ -41,7 +41,7 @@ func FirstControl(c Cluster, vms []ControlCandidate, flagged bool) int {
 		}
 	}
 	if i := runningFirst(func(v ControlCandidate) bool {
-		return IsControlName(v.Name) && !etcd(v)
+		return isControlName(v.Name) && !etcd(v)
 	}); i >= 0 {
 		return i
 	}

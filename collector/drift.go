@@ -75,7 +75,7 @@ func Compare(c Cluster, idx *Index, nodes NodeList, now time.Time, grace time.Du
 func compareNodes(c Cluster, named []*VM, nodeNames []string, young func(time.Time) bool) []Finding {
 	nodes := make(map[string]string, len(nodeNames))
 	for _, n := range nodeNames {
-		nodes[NodeName(n)] = n
+		nodes[nodeName(n)] = n
 	}
 	vms := make(map[string]bool, len(c.Mapped)+len(named))
 	var out []Finding

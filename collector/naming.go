@@ -106,9 +106,9 @@ func isNodeRole(rest string) bool {
 	return strings.HasPrefix(rest, "-control") || strings.HasPrefix(rest, "-master") || strings.HasPrefix(rest, "-node")
 }
 
-// IsControlName reports whether a VM name reads as a control node's of any release:
+// isControlName reports whether a VM name reads as a control node's of any release:
 // "-control-<hex>" since 4.16.0.0, "-master" and "-master-<i>" before.
-func IsControlName(vmName string) bool {
+func isControlName(vmName string) bool {
 	name := strings.ToLower(vmName)
 	for i := 1; i < len(name); i++ {
 		if name[i] != '-' {
@@ -137,9 +137,9 @@ func IsEtcdName(c Cluster, vmName string) bool {
 	return ok && p == etcdPrefix(c)
 }
 
-// NodeName returns the name a Kubernetes node is matched by: lower-cased, and for an FQDN only its
+// nodeName returns the name a Kubernetes node is matched by: lower-cased, and for an FQDN only its
 // first label.
-func NodeName(node string) string {
+func nodeName(node string) string {
 	n := strings.ToLower(strings.TrimSpace(node))
 	if i := strings.IndexByte(n, '.'); i >= 0 {
 		n = n[:i]

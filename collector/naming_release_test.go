@@ -36,8 +36,8 @@ func TestNodeNamesOfEveryRelease(t *testing.T) {
 		if diff := cmp.Diff(tt.wantPrefix, nodeNamePrefixes(tt.name)); diff != "" {
 			t.Errorf("nodeNamePrefixes(%q) (-want +got):\n%s", tt.name, diff)
 		}
-		if got := IsControlName(tt.name); got != tt.wantControl {
-			t.Errorf("IsControlName(%q) = %v, want %v", tt.name, got, tt.wantControl)
+		if got := isControlName(tt.name); got != tt.wantControl {
+			t.Errorf("isControlName(%q) = %v, want %v", tt.name, got, tt.wantControl)
 		}
 	}
 }

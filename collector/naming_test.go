@@ -69,8 +69,8 @@ func TestEtcdNaming(t *testing.T) {
 func TestNodeName(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{"Node-1.example.com": "node-1", "node-2": "node-2", " x ": "x"} {
-		if got := NodeName(in); got != want {
-			t.Errorf("NodeName(%q) = %q, want %q", in, got, want)
+		if got := nodeName(in); got != want {
+			t.Errorf("nodeName(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -120,7 +120,7 @@ func compareVersions(c Cluster, named []*VM, nodes NodeList, young func(time.Tim
 		if !ok || got == want {
 			continue
 		}
-		vm, matched := vms[NodeName(node)]
+		vm, matched := vms[nodeName(node)]
 		if matched && young(vm.created) {
 			continue
 		}
