@@ -34,14 +34,13 @@ func Summarize(clusters []ClusterReport) Summary {
 		s.ByKind[k] = 0
 	}
 	for _, c := range clusters {
-		switch {
-		case !c.Checked:
+		if !c.Checked {
 			s.Skipped++
-		case !c.NodesReachable:
+		} else {
 			s.Checked++
+		}
+		if c.Unreachable() {
 			s.Unreachable++
-		default:
-			s.Checked++
 		}
 		if len(c.Findings) > 0 {
 			s.ClustersWithFindings++
