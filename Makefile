@@ -51,6 +51,13 @@ test: helm
 test-short:
 	$(GO) test -short -count=1 -timeout 10m ./...
 
+# make test RUNS times in a row under load from a parallel build (scripts/test-under-load.sh):
+# how docs/development.md measures that the tests are deterministic.
+RUNS ?= 5
+.PHONY: test-under-load
+test-under-load:
+	GO=$(GO) scripts/test-under-load.sh $(RUNS)
+
 demo:
 	$(GO) run ./cmd/cks-drift-demo $(DEMO_FLAGS)
 
