@@ -68,12 +68,7 @@ func (s *Simulator) StopKubelet(clusterID, vmName string) (restart func(), err e
 // its map (scenario 7), created at created, and returns its name and what expunges it.
 func (s *Simulator) AddStrayVM(clusterID string, created time.Time) (name string, expunge func(), err error) {
 	var vm *cloudstacktest.VM
-	s.CloudStack.Update(func(w *cloudstacktest.World) {
-		c := clusterByID(w, clusterID)
-		if c == nil {
-			err = ErrNoCluster
-			return
-		}
+	err = s.updateCluster(clusterID, func(w *cloudstacktest.World, c *cloudstacktest.Cluster) {
 		name = fmt.Sprintf("%s-node-%x", nodePrefix(c.Name), created.UnixMilli())
 		vm = w.AddVM(cloudstacktest.VM{Name: name, State: "Running", Account: c.Account, DomainID: c.DomainID, Domain: c.Domain,
 			ProjectID: c.ProjectID, Project: c.Project, ZoneID: c.ZoneID, ZoneName: c.ZoneName, NetworkID: "other-net", Created: created})
@@ -88,6 +83,12 @@ func (s *Simulator) AddStrayVM(clusterID string, created time.Time) (name string
 
 // SetClusterState sets a cluster's state, as an operation (Scaling, Upgrading, ...) does.
 func (s *Simulator) SetClusterState(clusterID, state string) error {
+	return s.updateCluster(clusterID, func(_ *cloudstacktest.World, c *cloudstacktest.Cluster) { c.State = state })
+}
+
+// updateCluster changes the cloud's cluster clusterID with fn, under the fake's lock;
+// ErrNoCluster when there is none.
+func (s *Simulator) updateCluster(clusterID string, fn func(w *cloudstacktest.World, c *cloudstacktest.Cluster)) error {
 	var err error
 	s.CloudStack.Update(func(w *cloudstacktest.World) {
 		c := clusterByID(w, clusterID)
@@ -95,7 +96,7 @@ func (s *Simulator) SetClusterState(clusterID, state string) error {
 			err = ErrNoCluster
 			return
 		}
-		c.State = state
+		fn(w, c)
 	})
 	return err
 }

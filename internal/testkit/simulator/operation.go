@@ -12,13 +12,7 @@ import (
 // and CloudStack records the command's Scheduled event then (see cloudstacktest.Event). A time in
 // the past makes a cluster that has been in the state for that long, as a failed scale leaves one.
 func (s *Simulator) StartOperation(clusterID, state string, at time.Time) error {
-	var err error
-	s.CloudStack.Update(func(w *cloudstacktest.World) {
-		c := clusterByID(w, clusterID)
-		if c == nil {
-			err = ErrNoCluster
-			return
-		}
+	return s.updateCluster(clusterID, func(w *cloudstacktest.World, c *cloudstacktest.Cluster) {
 		c.State = state
 		for _, k := range collector.OperationEvents[state] {
 			if k.Names == collector.NamedByUUID || k.Names == collector.NamedAsResource {
@@ -27,5 +21,4 @@ func (s *Simulator) StartOperation(clusterID, state string, at time.Time) error 
 			}
 		}
 	})
-	return err
 }
