@@ -16,11 +16,17 @@ import (
 // and no owner keeps the first place cycle after cycle, which a fixed order would give it
 // whenever more owners wait than there is room (the alert cap): the others would never be first.
 
-// Owner returns the tenant a cluster belongs to: its project, or its account in its domain
-// (account names are unique per domain only).
+// Owner returns the tenant a cluster belongs to, the group that takes one turn: its account in
+// its domain (account names are unique per domain only), or, for a project's cluster, its
+// project's domain, one owner for every project of the domain. One owner per project gave a
+// tenant a turn per project it created (a regular user may create projects). The project's
+// owning account would not do either: a project's admin may make any account of its domain the
+// owner, and so put its clusters in a victim's turn. A project's domain is fixed at its creation
+// and comes with every cluster answer (CloudStack 4.19.0.0, ProjectManagerImpl and
+// KubernetesClusterManagerImpl; docs/cloudstack.md, "Accounts, projects and domains").
 func (c Cluster) Owner() string {
 	if c.ProjectID != "" {
-		return "project/" + c.ProjectID
+		return "projects/" + c.DomainID
 	}
 	return "account/" + c.DomainID + "/" + c.Account
 }

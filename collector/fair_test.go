@@ -64,17 +64,22 @@ func TestTurnsChangeEveryCycle(t *testing.T) {
 	}
 }
 
-// TestOwner: a project's clusters are one owner whatever their account; accounts of the same
-// name in two domains are two.
+// TestOwner: the projects of a domain are one owner whatever their project or account, apart from
+// the domain's accounts and from the projects of another domain; accounts of the same name in two
+// domains are two. (Every project was an owner of its own: a tenant took one turn per project.)
 func TestOwner(t *testing.T) {
 	a := Cluster{Account: "ops", DomainID: "d1"}
 	b := Cluster{Account: "ops", DomainID: "d2"}
 	p1 := Cluster{Account: "PrjAcct-x", DomainID: "d1", ProjectID: "p"}
-	p2 := Cluster{Account: "admin", DomainID: "d1", ProjectID: "p"}
+	p2 := Cluster{Account: "admin", DomainID: "d1", ProjectID: "q"}
+	p3 := Cluster{DomainID: "d2", ProjectID: "r"}
 	if a.Owner() == b.Owner() {
 		t.Errorf("accounts ops of two domains share the owner %q", a.Owner())
 	}
 	if p1.Owner() != p2.Owner() {
-		t.Errorf("clusters of one project have owners %q and %q", p1.Owner(), p2.Owner())
+		t.Errorf("two projects of one domain have owners %q and %q", p1.Owner(), p2.Owner())
+	}
+	if p1.Owner() == a.Owner() || p1.Owner() == p3.Owner() {
+		t.Errorf("projects of domain d1 share the owner %q with an account or another domain's projects", p1.Owner())
 	}
 }

@@ -20,6 +20,7 @@ import (
 func (n *Notifier) plan() []job {
 	s := &n.state
 	n.openWindow()
+	s.closeSummary(n.opts.Types.summaryType())
 	var jobs []job
 	for _, t := range s.Archive {
 		jobs = append(jobs, job{kind: jobArchive, alertType: t})
@@ -77,7 +78,7 @@ func (n *Notifier) plan() []job {
 					case pick.send[a] && n.planAlert(a, used, id, key):
 						jobs = append(jobs, job{kind: jobFindingAlert, clusterID: id, side: side, key: key})
 					default:
-						a.Alert.Done, a.Capped = true, true
+						a.Alert.Done, a.Capped, a.Summarized = true, true, true
 						n.summary[id]++
 						n.metrics.capped.Inc()
 					}
@@ -94,21 +95,7 @@ func (n *Notifier) plan() []job {
 	}
 	if len(n.summary) > 0 {
 		n.logCapped()
-		if s.Summary == nil {
-			s.Summary = &alertSummary{Capped: make(map[string]*cappedCount)}
-		}
-		for id, c := range n.summary {
-			cs := s.Clusters[id]
-			cc := s.Summary.Capped[id]
-			if cc == nil {
-				cc = &cappedCount{}
-				s.Summary.Capped[id] = cc
-			}
-			cc.Name, cc.Account, cc.Project = cs.Name, cs.Account, cs.Project
-			cc.Count += c
-		}
-		s.Summary.Limit = n.opts.MaxAlertsPerCycle
-		s.Summary.Part = part{} // a new description: send it
+		s.newSummary(n.opts.MaxAlertsPerCycle)
 	}
 	return jobs
 }
@@ -319,7 +306,7 @@ func (n *Notifier) checkSummary(ctx context.Context) {
 		return
 	}
 	if stored {
-		n.state.Summary = nil
+		n.state.summaryStored(n.opts.Types.summaryType())
 	}
 }
 
@@ -329,7 +316,7 @@ func (n *Notifier) sendSummary(ctx context.Context) {
 		return
 	}
 	t := n.opts.Types.summaryType()
-	// The summary type is reused every cycle: archive the previous summary first.
+	// The summary type is reused: archive the previous summary first (see summary.go).
 	if err := n.cs.ArchiveAlerts(ctx, t); err != nil {
 		n.metrics.failures.Inc()
 		n.fail("archiveAlerts", err)
@@ -341,7 +328,7 @@ func (n *Notifier) sendSummary(ctx context.Context) {
 		return
 	}
 	n.ok("generateAlert")
-	n.state.Summary = nil
+	n.state.summaryStored(t)
 }
 
 func sortedKeys(m map[string]*announcement) []string {

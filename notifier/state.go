@@ -15,6 +15,8 @@ type state struct {
 	Archive []int `json:"archive,omitempty"`
 	// Summary is a capped-findings summary alert not yet accepted by CloudStack.
 	Summary *alertSummary `json:"summary,omitempty"`
+	// SummaryOpen: CloudStack holds a summary alert, not archived yet (see summary.go).
+	SummaryOpen bool `json:"summary_open,omitempty"`
 	// Firing holds the drift alerts Alertmanager reports firing, by fingerprint (alertmanager
 	// mode only).
 	Firing map[string]firingAlert `json:"firing,omitempty"`
@@ -77,6 +79,10 @@ type announcement struct {
 	Alert      part   `json:"alert"`
 	AlertType  int    `json:"alert_type,omitempty"`
 	Capped     bool   `json:"capped,omitempty"`
+	// Summarized: the alert cap kept this finding from an alert of its own, and the summary
+	// alert counts it while it is open (see summary.go). Capped findings of releases before it
+	// do not have it, nor findings past their cluster's 24-hour budget.
+	Summarized bool `json:"summarized,omitempty"`
 	// AnnotationCapped: the annotation cap kept this finding from an annotation of its own; the
 	// cluster's summary annotation counts it.
 	AnnotationCapped bool `json:"annotation_capped,omitempty"`
@@ -98,8 +104,8 @@ func (cs *clusterState) ref(id string) ClusterRef {
 	return ClusterRef{ID: id, Name: cs.Name, Account: cs.Account, Project: cs.Project}
 }
 
-// alertSummary is the one extra alert of a cycle that hit the alert cap: the capped findings by
-// cluster uuid, summed with those of earlier cycles whose summary CloudStack did not accept yet.
+// alertSummary is the summary alert owed: the capped findings still open, by cluster uuid
+// (see summary.go).
 // (Releases that counted them by cluster name kept them under "capped", which is no longer read:
 // such a summary is dropped unsent, its findings logged and annotated all the same.)
 type alertSummary struct {
