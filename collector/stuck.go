@@ -8,12 +8,13 @@ import (
 )
 
 // settledStates are the states a cluster stays in without an operation under way. Every other
-// state, CKS's transient ones (Starting, Stopping, Scaling, Upgrading, Importing, RemovingNodes,
-// Recovering, Destroying) and any a build adds, is an operation state: CKS leaves it when the
+// state, CKS's transient ones (Starting, Stopping, Scaling, ScalingStoppedCluster, Upgrading,
+// Importing, RemovingNodes, Recovering, Destroying) and any a build adds, is an operation state: CKS leaves it when the
 // operation ends, and a cluster that stays there is stuck (a failed scale left in Scaling,
 // apache/cloudstack#7920 and #12565; a start left in Starting, #6094 and #5999).
 // KubernetesCluster.java defines the states and their transitions (read at 4.14.0.0, 4.17.0.0 and
-// on the main branch; 4.21 adds Importing and RemovingNodes).
+// on the main branch; 4.21 adds Importing and RemovingNodes; 4.20.2.0 and main, not 4.21.0.0, add
+// ScalingStoppedCluster, apache/cloudstack#11598).
 var settledStates = map[string]bool{
 	"Created": true, "Running": true, "Alert": true, "Stopped": true, "Error": true, "Destroyed": true,
 }
@@ -107,21 +108,26 @@ const (
 	// source that reads the database knows it.
 	NamedByInternalID
 	// NamedAsResource: the event's resource is the cluster (4.21's addNodesToKubernetesCluster and
-	// removeNodesFromKubernetesCluster override getApiResourceId and getApiResourceType; read for
-	// removeNodes on main, and taken to hold for addNodes too: unconfirmed).
+	// removeNodesFromKubernetesCluster override getApiResourceId and getApiResourceType; read at
+	// 4.21.0.0). From 4.19.1.0 every cluster command's events name the cluster as their resource
+	// too (apache/cloudstack#9070): the sources look the others up by resource first.
 	NamedAsResource
 )
 
 // OperationEvents lists, by operation state, the events whose latest one tells when the
 // operation started. Recovering has none: CKS's state scanner starts it without a command.
 var OperationEvents = map[string][]OperationEvent{
-	"Starting":   {{Type: "KUBERNETES.CLUSTER.START"}, {Type: "KUBERNETES.CLUSTER.CREATE", Names: NamedByInternalID}},
-	"Stopping":   {{Type: "KUBERNETES.CLUSTER.STOP"}},
-	"Scaling":    {{Type: "KUBERNETES.CLUSTER.SCALE"}},
-	"Upgrading":  {{Type: "KUBERNETES.CLUSTER.UPGRADE"}},
-	"Destroying": {{Type: "KUBERNETES.CLUSTER.DELETE"}},
-	// Importing as the state of addNodesToKubernetesCluster is unconfirmed; an event that is not
-	// there only leaves the exporter's own first sighting.
+	"Starting": {{Type: "KUBERNETES.CLUSTER.START"}, {Type: "KUBERNETES.CLUSTER.CREATE", Names: NamedByInternalID}},
+	"Stopping": {{Type: "KUBERNETES.CLUSTER.STOP"}},
+	"Scaling":  {{Type: "KUBERNETES.CLUSTER.SCALE"}},
+	// A scale of a Stopped cluster's service offerings (KubernetesCluster.java at 4.20.2.0 and on
+	// main: Stopped -> ScalingStoppedCluster on ScaleUpRequested, left to Stopped or Alert; the
+	// same scaleKubernetesCluster command).
+	"ScalingStoppedCluster": {{Type: "KUBERNETES.CLUSTER.SCALE"}},
+	"Upgrading":             {{Type: "KUBERNETES.CLUSTER.UPGRADE"}},
+	"Destroying":            {{Type: "KUBERNETES.CLUSTER.DELETE"}},
+	// addNodesToKubernetesCluster moves a Running or Alert cluster to Importing (AddNodeRequested,
+	// KubernetesCluster.java at 4.21.0.0).
 	"Importing":     {{Type: "KUBERNETES.CLUSTER.NODES.ADD", Names: NamedAsResource}},
 	"RemovingNodes": {{Type: "KUBERNETES.CLUSTER.NODES.REMOVE", Names: NamedAsResource}},
 }

@@ -42,7 +42,7 @@ func TestReleasesEndToEnd(t *testing.T) {
 			spec: simulator.ClusterSpec{Pre416: true, LoginUser: "core"}},
 		{name: "VPC-tier cluster", release: cloudstacktest.Release418, clusters: 1,
 			spec: simulator.ClusterSpec{VPCTier: true}},
-		{name: "count = page length, more clusters than page_size", release: cloudstacktest.Release420, clusters: 5,
+		{name: "count = page length, more clusters than page_size", release: cloudstacktest.Release418, clusters: 5,
 			config: func(c string) string { return replaceOnce(t, c, "cloudstack:\n", "cloudstack:\n  page_size: 2\n") }},
 		{name: "NIC with extra DHCP options", release: cloudstacktest.Release422, clusters: 1,
 			spec: simulator.ClusterSpec{ExtraDHCP: true}},

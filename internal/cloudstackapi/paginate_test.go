@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestListPageOrTotal pages clusters the way 4.14 to 4.20 count them (count = the page's length)
+// TestListPageOrTotal pages clusters the way 4.14 to 4.19.0.0 count them (count = the page's length)
 // and the way later releases do (count = the total), and refuses what cannot be told from a
 // complete list: a count that is neither at the last page, more items than asked for, and a
 // server that never sends a short page (bounded by MaxPages).
@@ -134,7 +134,7 @@ func TestListHostile(t *testing.T) {
 		{name: "total: a page repeating the previous one is kept (the scopes refuse an item listed twice)", count: Total,
 			answer: countOf(repeat, n), want: "[0 1 2 0 1 2 6 7]", asked: "[1 2 3]"},
 
-		// count = the page's length (4.14 to 4.20) or the total (later): a short page ends the
+		// count = the page's length (4.14 to 4.19.0.0) or the total (4.19.1.0 on): a short page ends the
 		// listing, and a total is checked where it shows.
 		{name: "page length: honest", count: PageOrTotal, answer: pageLength(honest),
 			want: "[0 1 2 3 4 5 6 7]", asked: "[1 2 3]"},

@@ -19,9 +19,10 @@ func (s *Source) Inventory(ctx context.Context) (collector.Inventory, error) {
 	// Each page is shrunk to what the check needs as soon as it is decoded: the answers of a
 	// whole large cloud would take several times the memory of the inventory itself.
 	size := s.opts.PageSize
-	// listKubernetesClusters answers count = the items on this page in 4.14 up to the 4.20 line
+	// listKubernetesClusters answers count = the items on this page up to 4.19.0.0
 	// (KubernetesClusterManagerImpl.listKubernetesClusters calls setResponses(list) without a
-	// total, e.g. at 4.14.0.0 and 4.17.0.0) and the total later; the other lists answer the total.
+	// total, e.g. at 4.14.0.0, 4.17.0.0 and 4.19.0.0) and the total from 4.19.1.0 (searchAndCount,
+	// apache/cloudstack#8701); the other lists answer the total.
 	clusters, err := listScopes(scopes, "kubernetes clusters", func(r clusterRow) string { return r.cluster.ID },
 		listPages(c, "listKubernetesClusters", "kubernetescluster", cloudstackapi.PageOrTotal, size, nil, toClusterRow))
 	if err != nil {

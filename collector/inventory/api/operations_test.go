@@ -1,7 +1,6 @@
 package api_test
 
 import (
-	"fmt"
 	"testing"
 	"time"
 
@@ -11,41 +10,51 @@ import (
 
 // TestOperationStarted reads when the operation of a cluster in an operation state started from
 // CloudStack's events, on every release line: the latest Scheduled event of the state's command
-// that names the cluster (the description's uuid, or 4.21's resource for the node commands); an
-// older operation's event, another cluster's, another command's and the end of an operation do not
-// count; a cluster in Running is not looked up; and the answer is asked for once while the
-// cluster stays in the state.
+// that names the cluster (as its resource from 4.19.1.0, the fake's 4.20 line, and for 4.21's node
+// commands; by the description's uuid before); an older operation's event, another cluster's,
+// another command's, another tenant's and the end of an operation do not count; a cluster in
+// Running is not looked up; and the answer is asked for once while the cluster stays in the state.
 func TestOperationStarted(t *testing.T) {
 	scheduled := created.Add(48 * time.Hour)
 	for _, release := range []string{cloudstacktest.Release414, cloudstacktest.Release415, cloudstacktest.Release416,
 		cloudstacktest.Release418, cloudstacktest.Release420, cloudstacktest.Release422} {
 		t.Run(release, func(t *testing.T) {
-			var scaling, running, other, removing *cloudstacktest.Cluster
+			var scaling, running, other, removing, starting, stoppedScale *cloudstacktest.Cluster
 			s := startFake(t, func(w *cloudstacktest.World) {
 				w.Release = release
+				event := func(c *cloudstacktest.Cluster, eventType string, at time.Time) *cloudstacktest.Event {
+					return w.AddEvent(w.OperationEvent(c, eventType, at))
+				}
 				scaling = addCKS(w, accountCluster("scaling"), 1, 1, 0).cluster
 				running = addCKS(w, accountCluster("running"), 1, 1, 0).cluster
 				other = addCKS(w, accountCluster("other"), 1, 1, 0).cluster
 				removing = addCKS(w, accountCluster("removing"), 1, 1, 0).cluster
-				scaling.State, other.State, removing.State = "Scaling", "Scaling", "RemovingNodes"
-				for _, e := range []cloudstacktest.Event{
-					cloudstacktest.Event{Type: "KUBERNETES.CLUSTER.SCALE", Description: "Scaling Kubernetes cluster ID: " + scaling.ID, Created: scheduled.Add(-24 * time.Hour)}.Of(scaling),
-					cloudstacktest.Event{Type: "KUBERNETES.CLUSTER.SCALE", Description: "Scaling Kubernetes cluster ID: " + scaling.ID, Created: scheduled}.Of(scaling),
-					cloudstacktest.Event{Type: "KUBERNETES.CLUSTER.SCALE", State: "Completed", Description: "Scaling Kubernetes cluster ID: " + scaling.ID, Created: scheduled.Add(time.Minute)}.Of(scaling),
-					cloudstacktest.Event{Type: "KUBERNETES.CLUSTER.UPGRADE", Description: "Upgrading Kubernetes cluster ID: " + scaling.ID, Created: scheduled.Add(time.Hour)}.Of(scaling),
-					cloudstacktest.Event{Type: "KUBERNETES.CLUSTER.SCALE", Description: "Scaling Kubernetes cluster ID: " + other.ID, Created: scheduled.Add(2 * time.Hour)}.Of(other),
-					cloudstacktest.Event{Type: "KUBERNETES.CLUSTER.SCALE", Description: "Scaling Kubernetes cluster ID: " + running.ID, Created: scheduled}.Of(running),
-					// Another tenant scales its own cluster, named like scaling's uuid (4.20 on, the
-					// description names the cluster): its event matches the keyword but is not
-					// scaling's, and must not move scaling's time.
-					{Type: "KUBERNETES.CLUSTER.SCALE", Account: "mallory", DomainID: domainID, Domain: "ROOT",
-						Description: "Scaling Kubernetes cluster " + scaling.ID + " (ID: 7c7c7c7c-0000-4000-8000-000000000001)", Created: scheduled.Add(30 * time.Minute)},
-				} {
-					w.AddEvent(e)
-				}
+				starting = addCKS(w, accountCluster("starting"), 1, 1, 0).cluster
+				stoppedScale = addCKS(w, accountCluster("stopped-scale"), 1, 1, 0).cluster
+				stoppedScale.State = "ScalingStoppedCluster" // a Stopped cluster's offerings scaled (4.20.2.0 on)
+				event(stoppedScale, "KUBERNETES.CLUSTER.SCALE", scheduled.Add(-5*time.Hour))
+				scaling.State, other.State, removing.State, starting.State = "Scaling", "Scaling", "RemovingNodes", "Starting"
+				event(scaling, "KUBERNETES.CLUSTER.SCALE", scheduled.Add(-24*time.Hour))
+				event(scaling, "KUBERNETES.CLUSTER.SCALE", scheduled)
+				event(scaling, "KUBERNETES.CLUSTER.SCALE", scheduled.Add(time.Minute)).State = "Completed"
+				event(scaling, "KUBERNETES.CLUSTER.UPGRADE", scheduled.Add(time.Hour))
+				event(other, "KUBERNETES.CLUSTER.SCALE", scheduled.Add(2*time.Hour))
+				event(running, "KUBERNETES.CLUSTER.SCALE", scheduled)
+				// The create names the internal id: through the API it is found by its resource
+				// only (4.19.1.0 on).
+				event(starting, "KUBERNETES.CLUSTER.CREATE", scheduled.Add(-3*time.Hour))
+				// Another tenant scales its own cluster, named like scaling's uuid (4.20 on, the
+				// description names the cluster): its event matches the keyword but is not
+				// scaling's, and must not move scaling's time.
+				w.AddEvent(cloudstacktest.Event{Type: "KUBERNETES.CLUSTER.SCALE", Account: "mallory", DomainID: domainID, Domain: "ROOT",
+					Description: "Scaling Kubernetes cluster " + scaling.ID + " (ID: 7c7c7c7c-0000-4000-8000-000000000001)", Created: scheduled.Add(30 * time.Minute)})
+				// And asks to scale scaling itself: from 4.19.1.0 CloudStack records the Scheduled
+				// event, with scaling as its resource, before the access check refuses the job.
+				hostile := w.OperationEvent(scaling, "KUBERNETES.CLUSTER.SCALE", scheduled.Add(40*time.Minute))
+				hostile.Account, hostile.ProjectID = "mallory", ""
+				w.AddEvent(hostile)
 				if release == cloudstacktest.Release422 { // removeNodesFromKubernetesCluster arrives in 4.21
-					w.AddEvent(cloudstacktest.Event{Type: "KUBERNETES.CLUSTER.NODES.REMOVE", Description: fmt.Sprintf("Removing 1 nodes from the Kubernetes Cluster with ID: %d", removing.InternalID),
-						ResourceID: removing.ID, ResourceType: "KubernetesCluster", Created: scheduled.Add(-time.Hour)}.Of(removing))
+					event(removing, "KUBERNETES.CLUSTER.NODES.REMOVE", scheduled.Add(-time.Hour))
 				}
 			})
 			src := newSource(t, s, api.Options{})
@@ -61,17 +70,27 @@ func TestOperationStarted(t *testing.T) {
 				if !got["other"].Equal(scheduled.Add(2 * time.Hour)) {
 					t.Errorf("cycle %d: other: OperationStarted = %s", cycle, got["other"])
 				}
+				if !got["stopped-scale"].Equal(scheduled.Add(-5 * time.Hour)) {
+					t.Errorf("cycle %d: stopped-scale: OperationStarted = %s, want its scale's", cycle, got["stopped-scale"])
+				}
 				if !got["running"].IsZero() {
 					t.Errorf("cycle %d: running: OperationStarted = %s, want none", cycle, got["running"])
 				}
 				// The node commands name their cluster as the event's resource (4.21 on, the
-				// fake's 4.22 line; the description holds the internal id).
-				want := time.Time{}
+				// fake's 4.22 line; the description holds the internal id), and so does the
+				// create from 4.19.1.0.
+				wantRemoving, wantStarting := time.Time{}, time.Time{}
 				if release == cloudstacktest.Release422 {
-					want = scheduled.Add(-time.Hour)
+					wantRemoving = scheduled.Add(-time.Hour)
 				}
-				if !got["removing"].Equal(want) {
-					t.Errorf("cycle %d: removing: OperationStarted = %s, want %s", cycle, got["removing"], want)
+				if release >= cloudstacktest.Release420 {
+					wantStarting = scheduled.Add(-3 * time.Hour)
+				}
+				if !got["removing"].Equal(wantRemoving) {
+					t.Errorf("cycle %d: removing: OperationStarted = %s, want %s", cycle, got["removing"], wantRemoving)
+				}
+				if !got["starting"].Equal(wantStarting) {
+					t.Errorf("cycle %d: starting: OperationStarted = %s, want %s", cycle, got["starting"], wantStarting)
 				}
 			}
 			asked := 0
@@ -83,8 +102,16 @@ func TestOperationStarted(t *testing.T) {
 					}
 				}
 			}
-			if asked != 3 {
-				t.Errorf("listEvents asked %d times in two cycles, want 3: once per cluster in an operation state", asked)
+			// Once per cluster in an operation state and kind of event, in the first cycle only:
+			// by resource, then by keyword where that found none (starting: the start, which has
+			// no event, both ways, and the create by resource; before 4.19.1.0 scaling and other
+			// by keyword too).
+			want := 7
+			if release < cloudstacktest.Release420 {
+				want = 10
+			}
+			if asked != want {
+				t.Errorf("listEvents asked %d times in two cycles, want %d", asked, want)
 			}
 		})
 	}

@@ -37,8 +37,8 @@ var recordedLines = []struct {
 	{line: "4.15", source: "KubernetesClusterResponse.java at 4.15.0.0: virtualmachines with nics (VMDetails.nics), ipaddress; still masternodes only and -master names (KubernetesClusterStartWorker.java at 4.15.2.0)"},
 	{line: "4.16", user: "core", source: "KubernetesClusterResponse.java at 4.16.0.0 and 4.17.0.0: controlnodes beside masternodes; cloudstack-go's 4.17-era KubernetesService.json; the clean cluster was created before 4.16 (-master names) and upgraded (schema-41600to41610.sql at 4.16.1.0 writes controlNodeLoginUser=core)"},
 	{line: "4.18", user: "cloud", source: "KubernetesClusterManagerImpl.java and KubernetesClusterActionWorker.java on a 4.18 branch (mlsorensen/cloudstack 4.18-vm-details-fix, 2023-08; no 4.18.1.0 tag was at hand): the clean cluster is on a VPC tier, reached through the public IP of its cluster detail public.ip.id (getKubernetesClusterServerIpSshPortForVpcTier), and the answer has no ipaddress (only a tier with one source NAT address sets it); count still the page length"},
-	{line: "4.20", user: "cloud", source: "clustertype (4.19), count still the page length (setResponses without a total, as at 4.17.0.0 and on the 4.18 branch; unverified at a 4.19 or 4.20 tag)"},
-	{line: "4.22", user: "cloud", etcd: true, source: "etcdnodes and KubernetesUserVmResponse's isetcdnode/isexternalnode (4.21; the JSON names follow ApiConstants' naming and are unverified at a 4.21 tag), count the total"},
+	{line: "4.20", user: "cloud", source: "clustertype (4.19), count the total from 4.19.1.0 (KubernetesClusterManagerImpl.listKubernetesClusters: setResponses(list, count) of a searchAndCount at 4.19.1.0 and 4.20.0.0, apache/cloudstack#8701)"},
+	{line: "4.22", user: "cloud", etcd: true, source: "etcdnodes and KubernetesUserVmResponse's isetcdnode/isexternalnode/kubernetesnodeversion (ApiConstants and api/.../response/KubernetesUserVmResponse.java at 4.21.0.0), count the total"},
 }
 
 // TestRecordedReleaseAnswers runs each release line's recorded answers through the API source and

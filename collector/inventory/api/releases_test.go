@@ -15,8 +15,9 @@ import (
 
 // TestInventoryClusterPaging lists more clusters than fit a page from releases whose count is
 // the page's length (KubernetesClusterManagerImpl.listKubernetesClusters calls setResponses(list)
-// without a total at 4.14.0.0 and 4.17.0.0) and from one whose count is the total: every
-// cluster is read once, and the listing stops at the first short page.
+// without a total at 4.14.0.0, 4.17.0.0 and 4.19.0.0) and from those whose count is the total
+// (4.19.1.0 on, apache/cloudstack#8701): every cluster is read once, and the listing stops at the
+// first short page, or once it holds the total.
 func TestInventoryClusterPaging(t *testing.T) {
 	tests := []struct {
 		release   string
@@ -27,7 +28,8 @@ func TestInventoryClusterPaging(t *testing.T) {
 		{release: cloudstacktest.Release414, clusters: 7, pageSize: 3, wantCalls: 3},
 		{release: cloudstacktest.Release416, clusters: 7, pageSize: 3, wantCalls: 3},
 		{release: cloudstacktest.Release420, clusters: 7, pageSize: 3, wantCalls: 3},
-		{release: cloudstacktest.Release420, clusters: 6, pageSize: 3, wantCalls: 3}, // a last, empty page
+		{release: cloudstacktest.Release418, clusters: 6, pageSize: 3, wantCalls: 3}, // a last, empty page
+		{release: cloudstacktest.Release420, clusters: 6, pageSize: 3, wantCalls: 2}, // the total: no empty page
 		{release: cloudstacktest.Release422, clusters: 7, pageSize: 3, wantCalls: 3},
 		{release: cloudstacktest.Release420, clusters: 2, pageSize: 3, wantCalls: 1},
 	}

@@ -83,10 +83,12 @@ func (v *versionCache) lookup(c *cs.CloudStackClient, size int, ids []string, no
 // listVersions pages through listKubernetesSupportedVersions. The releases differ (read at
 // KubernetesVersionManagerImpl.listKubernetesSupportedVersions): 4.14.0.0 ignores page and
 // pagesize and answers the whole list on every page (kubernetesSupportedVersionDao.listAll());
-// 4.15.0.0 on pages with a Filter of them (as at 4.17.0.0 and 4.19.0.0). Every release answers
-// count = the items of the page (setResponses without a total), so count is not read
-// (cloudstackapi.Unread): the listing ends at a short page, at a page larger than asked for (a
-// release that does not page), or at a page that adds no new id (one that repeats the whole list).
+// 4.15.0.0 on pages with a Filter of them (as at 4.17.0.0 and 4.19.0.0). Up to 4.19.0.0 count is
+// the items of the page (setResponses without a total), from 4.19.1.0 the total (searchAndCount,
+// apache/cloudstack#8701), and 4.14.0.0's whole list on every page makes neither reliable, so
+// count is not read (cloudstackapi.Unread): the listing ends at a short page, at a page larger than
+// asked for (a release that does not page), or at a page that adds no new id (one that repeats the
+// whole list).
 func listVersions(c *cs.CloudStackClient, size int) (map[string]string, error) {
 	versions, err := cloudstackapi.List(cloudstackapi.Listing[wireVersion, json.RawMessage]{
 		What: "kubernetes versions", Size: size, Count: cloudstackapi.Unread,

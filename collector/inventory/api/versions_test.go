@@ -27,7 +27,8 @@ func versionsOf(t *testing.T, src *api.Source) map[string]string {
 
 // TestInventoryKubernetesVersions reads each cluster's semantic version from every release
 // line's answers, with more versions than fit a page: 4.14.0.0 answers the whole list whatever
-// the page (listAll), later lines page it, and every line answers count = the page's length.
+// the page (listAll), later lines page it, with count = the page's length up to 4.19.0.0 and the
+// total from 4.19.1.0 (the fake's 4.20 line).
 func TestInventoryKubernetesVersions(t *testing.T) {
 	for _, tt := range []struct {
 		release   string

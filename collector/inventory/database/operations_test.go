@@ -25,7 +25,7 @@ func TestOperationStarted(t *testing.T) {
 				return s.Cluster
 			}
 			event := func(c *cloudstacktest.Cluster, eventType string, at time.Time) *cloudstacktest.Event {
-				return w.AddEvent(cloudstacktest.OperationEvent(c, eventType, at))
+				return w.AddEvent(w.OperationEvent(c, eventType, at))
 			}
 			scaling, starting, running, removing := spec("scaling", "Scaling"), spec("starting", "Starting"), spec("running", "Running"), spec("removing", "RemovingNodes")
 			event(scaling, "KUBERNETES.CLUSTER.SCALE", at.Add(-24*time.Hour))

@@ -69,20 +69,37 @@ func TestBuildCluster(t *testing.T) {
 	}
 }
 
-// TestOperationEvent: the event a cluster command records, under the cluster's owner.
+// TestOperationEvent: the event a cluster command records, under the cluster's owner; from
+// 4.19.1.0 (the 4.20 line) with the cluster as its resource and the create's new text.
 func TestOperationEvent(t *testing.T) {
 	c := &Cluster{ID: "cafe0000-0000-4000-8000-000000000001", InternalID: 7, Account: "alice", DomainID: RootDomainID, Domain: "ROOT"}
-	for eventType, want := range map[string]Event{
-		"KUBERNETES.CLUSTER.SCALE":   {Type: "KUBERNETES.CLUSTER.SCALE", Description: "Scaling Kubernetes cluster ID: " + c.ID},
-		"KUBERNETES.CLUSTER.UPGRADE": {Type: "KUBERNETES.CLUSTER.UPGRADE", Description: "Upgrading Kubernetes cluster ID: " + c.ID},
-		"KUBERNETES.CLUSTER.CREATE":  {Type: "KUBERNETES.CLUSTER.CREATE", Description: "Creating Kubernetes cluster. Cluster Id: 7"},
-		"KUBERNETES.CLUSTER.NODES.REMOVE": {Type: "KUBERNETES.CLUSTER.NODES.REMOVE", Description: "Removing 1 nodes from the Kubernetes Cluster with ID: 7",
-			ResourceID: c.ID, ResourceType: "KubernetesCluster"},
+	resource := func(e Event) Event { e.ResourceID, e.ResourceType = c.ID, "KubernetesCluster"; return e }
+	for _, tt := range []struct {
+		release string
+		want    map[string]Event
+	}{
+		{Release418, map[string]Event{
+			"KUBERNETES.CLUSTER.SCALE":   {Type: "KUBERNETES.CLUSTER.SCALE", Description: "Scaling Kubernetes cluster ID: " + c.ID},
+			"KUBERNETES.CLUSTER.UPGRADE": {Type: "KUBERNETES.CLUSTER.UPGRADE", Description: "Upgrading Kubernetes cluster ID: " + c.ID},
+			"KUBERNETES.CLUSTER.CREATE":  {Type: "KUBERNETES.CLUSTER.CREATE", Description: "Creating Kubernetes cluster. Cluster Id: 7"},
+		}},
+		{Release420, map[string]Event{
+			"KUBERNETES.CLUSTER.SCALE":  resource(Event{Type: "KUBERNETES.CLUSTER.SCALE", Description: "Scaling Kubernetes cluster ID: " + c.ID}),
+			"KUBERNETES.CLUSTER.CREATE": resource(Event{Type: "KUBERNETES.CLUSTER.CREATE", Description: "Creating Kubernetes cluster Id: 7"}),
+		}},
+		{Release422, map[string]Event{
+			"KUBERNETES.CLUSTER.STOP": resource(Event{Type: "KUBERNETES.CLUSTER.STOP", Description: "Stopping Kubernetes cluster ID: " + c.ID}),
+			"KUBERNETES.CLUSTER.NODES.REMOVE": resource(Event{Type: "KUBERNETES.CLUSTER.NODES.REMOVE",
+				Description: "Removing 1 nodes from the Kubernetes Cluster with ID: 7"}),
+		}},
 	} {
-		want.State, want.Created = "Scheduled", testTime
-		want = want.Of(c)
-		if diff := cmp.Diff(want, OperationEvent(c, eventType, testTime.Add(300))); diff != "" {
-			t.Errorf("%s (-want +got):\n%s", eventType, diff)
+		w := &World{Release: tt.release}
+		for eventType, want := range tt.want {
+			want.State, want.Created = "Scheduled", testTime
+			want = want.Of(c)
+			if diff := cmp.Diff(want, w.OperationEvent(c, eventType, testTime.Add(300))); diff != "" {
+				t.Errorf("%s %s (-want +got):\n%s", tt.release, eventType, diff)
+			}
 		}
 	}
 }

@@ -109,7 +109,7 @@ func (s *Server) listKubernetesClusters(r *request) (any, *apiError) {
 		}
 	}
 	answer := listAnswerOf(r, win, "kubernetescluster", out, s.world.newClusterJSON)
-	if s.world.clusterCountIsPageLength() && answer["count"] != nil {
+	if s.world.countIsPageLength() && answer["count"] != nil {
 		answer["count"] = len(answer["kubernetescluster"].([]any)) + r.countDelta
 	}
 	return answer, nil

@@ -12,9 +12,11 @@ import (
 // event when the command is submitted (ApiServer.queueCommand calls
 // ActionEventUtils.onScheduledActionEvent, 4.14.0.0 onward), typed by the command's
 // getEventType and described by its getEventDescription ("Scaling Kubernetes cluster ID: <uuid>";
-// the create's "Creating Kubernetes cluster. Cluster Id: <internal id>"); those commands name no
-// resource (getApiResourceId is not overridden), so ResourceID is empty for them. 4.21's
-// addNodes/removeNodes commands name the cluster as their resource.
+// the create's "Creating Kubernetes cluster. Cluster Id: <internal id>", from 4.19.1.0 "Creating
+// Kubernetes cluster Id: <internal id>"). Up to 4.19.0.0 those commands name no resource, so
+// ResourceID is empty for them; from 4.19.1.0 (apache/cloudstack#9070) every event of a cluster
+// command, Scheduled, Started and Completed, has the cluster as its resource (OperationEvent).
+// 4.21's addNodes/removeNodes commands name the cluster as their resource.
 type Event struct {
 	ID           string
 	Type         string // KUBERNETES.CLUSTER.SCALE, ...
@@ -39,19 +41,28 @@ func (e Event) Of(c *Cluster) Event {
 }
 
 // OperationEvent is the Scheduled event of a cluster command c's owner submitted at the time
-// given: KUBERNETES.CLUSTER.SCALE, UPGRADE, START, STOP and DELETE describe the cluster by uuid
-// ("Scaling Kubernetes cluster ID: <uuid>"), CREATE by internal id, and 4.21's NODES.ADD and
-// NODES.REMOVE name it as their resource.
-func OperationEvent(c *Cluster, eventType string, at time.Time) Event {
+// given, as the world's release records it: KUBERNETES.CLUSTER.SCALE, UPGRADE, START, STOP and
+// DELETE describe the cluster by uuid ("Scaling Kubernetes cluster ID: <uuid>"), CREATE by
+// internal id, and 4.21's NODES.ADD and NODES.REMOVE name it as their resource. From 4.19.1.0 (the
+// fake's 4.20 line on) every one of them names the cluster as its resource too: the commands'
+// getApiResourceType is KubernetesCluster, ParamProcessWorker puts the cluster of the id parameter
+// in the call's context, and ActionEventUtils.getResourceDetails takes it from there for the event
+// types KubernetesServiceHelperImpl maps to KubernetesCluster (all at 4.19.1.0, #9070).
+func (w *World) OperationEvent(c *Cluster, eventType string, at time.Time) Event {
 	e := Event{Type: eventType, State: "Scheduled", Created: at.UTC().Truncate(time.Second)}.Of(c)
 	switch eventType {
 	case "KUBERNETES.CLUSTER.CREATE":
 		e.Description = fmt.Sprintf("Creating Kubernetes cluster. Cluster Id: %d", c.InternalID)
+		if w.since(20) {
+			e.Description = fmt.Sprintf("Creating Kubernetes cluster Id: %d", c.InternalID)
+		}
 	case "KUBERNETES.CLUSTER.NODES.ADD", "KUBERNETES.CLUSTER.NODES.REMOVE":
 		e.Description = fmt.Sprintf("Removing 1 nodes from the Kubernetes Cluster with ID: %d", c.InternalID)
-		e.ResourceID, e.ResourceType = c.ID, "KubernetesCluster"
 	default:
 		e.Description = verb(eventType) + " Kubernetes cluster ID: " + c.ID
+	}
+	if w.since(20) || strings.HasPrefix(eventType, "KUBERNETES.CLUSTER.NODES.") {
+		e.ResourceID, e.ResourceType = c.ID, "KubernetesCluster"
 	}
 	return e
 }

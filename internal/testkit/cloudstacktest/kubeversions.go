@@ -106,10 +106,11 @@ func (w *World) newKubernetesVersionJSON(v *KubernetesVersion) kubernetesVersion
 //   - 4.14.0.0 lists them all with kubernetesSupportedVersionDao.listAll(): page and pagesize are
 //     ignored, every page is the whole list;
 //   - from 4.15.0.0 the search has a Filter of page and pagesize (cmd.getStartIndex(),
-//     cmd.getPageSizeVal()), as at 4.19.0.0 and on the 4.20 line.
+//     cmd.getPageSizeVal()), as at 4.19.0.0 and 4.19.1.0.
 //
-// Every release answers count = the items of this page: createKubernetesSupportedVersionListResponse
-// calls setResponses(list) without a total.
+// Up to 4.19.0.0 count is the items of this page (createKubernetesSupportedVersionListResponse
+// calls setResponses(list) without a total); from 4.19.1.0 the total (searchAndCount,
+// apache/cloudstack#8701; countIsPageLength).
 func (s *Server) listKubernetesSupportedVersions(r *request) (any, *apiError) {
 	p := r.params
 	win, e := s.world.pageWindow(p)
@@ -130,7 +131,7 @@ func (s *Server) listKubernetesSupportedVersions(r *request) (any, *apiError) {
 		}
 	}
 	answer := listAnswerOf(r, win, "kubernetessupportedversion", out, s.world.newKubernetesVersionJSON)
-	if answer["count"] != nil {
+	if s.world.countIsPageLength() && answer["count"] != nil {
 		answer["count"] = len(answer["kubernetessupportedversion"].([]any)) + r.countDelta
 	}
 	return answer, nil

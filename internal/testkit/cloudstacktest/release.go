@@ -12,8 +12,8 @@ const (
 	Release415 = "4.15" // virtualmachines and ipaddress; still masternodes only
 	Release416 = "4.16" // controlnodes beside masternodes (4.16 and 4.17)
 	Release418 = "4.18" // VPC tiers reached through a public IP of the cluster's own
-	Release420 = "4.20" // clustertype (4.19 on); count is still the page length
-	Release422 = "4.22" // count is the total; etcd and external nodes flagged per VM (4.21 on)
+	Release420 = "4.20" // clustertype (4.19 on); from 4.19.1.0: count is the total, events name their cluster
+	Release422 = "4.22" // etcd and external nodes flagged per VM (4.21 on)
 )
 
 // minor returns the minor version of a release line ("4.18" -> 18); the newest for "".
@@ -43,8 +43,9 @@ func (w *World) since(v int) bool { return minor(w.Release) >= v }
 //   - 4.19: clustertype; 4.21: etcdnodes and, per VM (KubernetesUserVmResponse), isetcdnode,
 //     isexternalnode and the node's Kubernetes version;
 //   - kubernetesversionid from 4.14.0.0, where the cluster's version row exists;
-//   - up to the 4.20 line listKubernetesClusters answers count = the page's length (setResponses
-//     without a total, e.g. at 4.14.0.0 and 4.17.0.0).
+//   - up to 4.19.0.0 listKubernetesClusters answers count = the page's length (setResponses
+//     without a total, e.g. at 4.14.0.0, 4.17.0.0 and 4.19.0.0); from 4.19.1.0 the total
+//     (searchAndCount and setResponses(list, count), apache/cloudstack#8701).
 func (w *World) shapeCluster(j *clusterJSON, c *Cluster) {
 	if !w.since(21) {
 		j.EtcdNodes = nil
@@ -71,6 +72,10 @@ func (w *World) shapeCluster(j *clusterJSON, c *Cluster) {
 	}
 }
 
-// clusterCountIsPageLength reports whether listKubernetesClusters answers count = the page's
-// length (4.14 up to the 4.20 line) rather than the total.
-func (w *World) clusterCountIsPageLength() bool { return !w.since(21) }
+// countIsPageLength reports whether listKubernetesClusters and listKubernetesSupportedVersions
+// answer count = the page's length rather than the total: up to 4.19.0.0, so on the fake's lines
+// up to 4.18 (its 4.20 line stands for 4.19.1.0 and later). KubernetesClusterManagerImpl
+// .listKubernetesClusters and KubernetesVersionManagerImpl.listKubernetesSupportedVersions call
+// setResponses(list) at 4.19.0.0 and setResponses(list, count) of a searchAndCount at 4.19.1.0
+// (apache/cloudstack#8701).
+func (w *World) countIsPageLength() bool { return !w.since(20) }

@@ -16,7 +16,7 @@ func (s *Simulator) StartOperation(clusterID, state string, at time.Time) error 
 		c.State = state
 		for _, k := range collector.OperationEvents[state] {
 			if k.Names == collector.NamedByUUID || k.Names == collector.NamedAsResource {
-				w.AddEvent(cloudstacktest.OperationEvent(c, k.Type, at))
+				w.AddEvent(w.OperationEvent(c, k.Type, at))
 				return
 			}
 		}
