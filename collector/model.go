@@ -100,69 +100,13 @@ func ClusterTypeOrDefault(t string) string {
 	return t
 }
 
-// Side tells which comparison a finding comes from; each side clears and is announced on its own.
-type Side string
-
-// The two sides of the check.
-const (
-	SideVM   Side = "vm"
-	SideNode Side = "node"
-	// SideOperation holds stuck_in_operation: it is not a comparison, and is evaluated for
-	// skipped clusters too.
-	SideOperation Side = "operation"
-)
-
-// Sides lists every side, in the order the notifier goes through them.
-var Sides = []Side{SideVM, SideNode, SideOperation}
-
-// Kind is the kind of drift, the value of the kind label.
-type Kind string
-
-// Kinds of drift. The values are label values and part of the exporter's interface: the README's
-// "Kinds of drift" lists each with its message.
-const (
-	KindUnmappedVM       Kind = "unmapped_vm"
-	KindMappedVMExpunged Kind = "mapped_vm_expunged"
-	KindMappedVMMissing  Kind = "mapped_vm_missing"
-	KindVMMapIncomplete  Kind = "vm_map_incomplete"
-	KindVMNotANode       Kind = "vm_not_a_node"
-	KindNodeWithoutVM    Kind = "node_without_vm"
-	// KindStuckInOperation: the cluster has been in an operation state (Scaling, Starting, ...)
-	// for longer than check.stuck_after (see MarkStates).
-	KindStuckInOperation Kind = "stuck_in_operation"
-)
-
-// Kinds lists every kind in a fixed order, so that metrics carry every kind, zeros included.
-// Every kind needs a guide for the status page, what it means and what to do, in
-// exporter/report/guides.go with its section in docs/runbooks.md (TestEveryKindHasAGuide).
-var Kinds = []Kind{
-	KindUnmappedVM, KindMappedVMExpunged, KindMappedVMMissing, KindVMMapIncomplete,
-	KindVMNotANode, KindNodeWithoutVM, KindNodeVersionMismatch,
-	KindStuckInOperation,
-}
-
-// Side returns the side a kind belongs to.
-func (k Kind) Side() Side {
-	if k == KindStuckInOperation {
-		return SideOperation
-	}
-	if k == KindVMNotANode || k == KindNodeWithoutVM || k == KindNodeVersionMismatch {
-		return SideNode
-	}
-	return SideVM
-}
-
-// PerCluster reports whether findings of the kind are about the whole cluster, with no VM or
-// node of their own.
-func (k Kind) PerCluster() bool {
-	return k == KindVMMapIncomplete || k == KindStuckInOperation
-}
-
 // Finding is one piece of drift in one cluster.
 type Finding struct {
-	Kind    Kind   `json:"kind"`
-	VMID    string `json:"vm_id"`   // uuid, or the map's numeric id for mapped_vm_missing; empty for nodes
-	VMName  string `json:"vm_name"` // VM name, or the node name for node_without_vm
+	Kind   Kind   `json:"kind"`
+	VMID   string `json:"vm_id"`   // uuid, or the map's numeric id for mapped_vm_missing; empty for nodes
+	VMName string `json:"vm_name"` // VM name, or the node name for node_without_vm
+	// Message says what was found, in words; it is made where the finding is made (drift.go,
+	// version.go, stuck.go).
 	Message string `json:"message"`
 	// InternalID is vm_instance.id when the source knows it.
 	InternalID int64     `json:"internal_id,omitempty"`

@@ -7,12 +7,6 @@ import (
 	"time"
 )
 
-// KindNodeVersionMismatch is a Kubernetes node whose kubelet runs another Kubernetes version
-// (major.minor.patch) than the one CloudStack records for the cluster: an upgrade that CloudStack
-// shows as done while nodes still run the old kubelet, or one that stopped half-way. vm_name is
-// the node's name, vm_id the uuid of the VM it matches, if any.
-const KindNodeVersionMismatch Kind = "node_version_mismatch"
-
 // Node is one Kubernetes node of a node list.
 type Node struct {
 	Name string

@@ -7,11 +7,22 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 )
 
 // noEnv is an environment where no variable is set, so these tests do not
 // depend on the environment they run in.
 func noEnv(string) (string, bool) { return "", false }
+
+// kindNames is every declared kind, in order, as the accept rules' error lists them.
+func kindNames() string {
+	names := make([]string, len(collector.Kinds))
+	for i, k := range collector.Kinds {
+		names[i] = string(k)
+	}
+	return strings.Join(names, ", ")
+}
 
 // invalid lists, for every testdata/invalid-*.yml, the exact error text,
 // one problem a line, without the leading "<file>: ".
@@ -35,7 +46,8 @@ var invalid = map[string]string{
 kubernetes_api.timeout: must be greater than zero`,
 	"max-nodes": `ssh.max_nodes: must be between 1 and 100000, not 0`,
 	// A rule must say which finding and why; the second rule for one finding would never apply.
-	"accept": `accept[0].kind: must be one of unmapped_vm, mapped_vm_expunged, mapped_vm_missing, vm_map_incomplete, vm_not_a_node, node_without_vm, node_version_mismatch, stuck_in_operation, not "unmapped_vms"
+	// The kinds are listed as collector.Declarations declares them.
+	"accept": `accept[0].kind: must be one of ` + kindNames() + `, not "unmapped_vms"
 accept[1].reason is required: say why the finding is accepted
 accept[2].cluster is required
 accept[2].vm: must be left out: kind vm_map_incomplete is about the whole cluster

@@ -51,23 +51,23 @@ func (c ClusterRef) Identity() string {
 
 // Resolution returns the message of a side that matches again.
 func Resolution(side collector.Side, cluster string) string {
-	if side == collector.SideNode {
-		return fmt.Sprintf("The VM map of Kubernetes cluster %s matches the Kubernetes nodes of the cluster again", cluster)
-	}
-	return fmt.Sprintf("The VM map of Kubernetes cluster %s matches the VMs of the cluster in CloudStack again", cluster)
+	return resolution(side, cluster, "")
 }
 
 // StuckResolution returns the message of a cluster that left the operation state it was stuck in.
 func StuckResolution(cluster, state string) string {
-	return fmt.Sprintf("Kubernetes cluster %s is no longer stuck in state %s", cluster, state)
+	return resolution(collector.SideOperation, cluster, state)
 }
 
-// resolution returns the message of a side's resolution; state is the operation side's.
+// resolution returns the message of a side's resolution, as the side declares it; state is the
+// operation side's. A side that is not declared (a newer exporter's, in the state file) reads as
+// the VM side.
 func resolution(side collector.Side, cluster, state string) string {
-	if side == collector.SideOperation {
-		return StuckResolution(cluster, state)
+	d := side.Declaration()
+	if d.Resolution == nil {
+		d = collector.SideVM.Declaration()
 	}
-	return Resolution(side, cluster)
+	return d.Resolution(cluster, state)
 }
 
 // WarnAnnotation and InfoAnnotation are the texts of the admins-only annotations on the cluster

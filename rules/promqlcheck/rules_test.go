@@ -58,17 +58,16 @@ func TestExpressionsNameExportedMetrics(t *testing.T) {
 	}
 }
 
-// TestDriftAlertsCoverEveryKind ties the kind matchers to the collector, so a new kind is
-// alerted on by the alert of its side.
+// TestDriftAlertsCoverEveryKind ties the kind matchers to the kinds' declarations
+// (collector.Declarations): each alert matches exactly the kinds declared with it, with their
+// severity.
 func TestDriftAlertsCoverEveryKind(t *testing.T) {
 	all := loadRules(t)
-	for alert, side := range map[string]collector.Side{"CKSVMMapDrift": collector.SideVM, "CKSNodeDrift": collector.SideNode, "CKSClusterStuckInOperation": collector.SideOperation} {
-		var want []string
-		for _, k := range collector.Kinds {
-			if k.Side() == side {
-				want = append(want, string(k))
-			}
-		}
+	kinds := map[string][]string{}
+	for _, d := range collector.Declarations {
+		kinds[d.Alert] = append(kinds[d.Alert], string(d.Kind))
+	}
+	for alert, want := range kinds {
 		var got []string
 		for _, r := range all {
 			if r.Alert != alert {
@@ -90,6 +89,11 @@ func TestDriftAlertsCoverEveryKind(t *testing.T) {
 			// A restart of the exporter or a failed scrape must not resolve drift alerts.
 			if r.KeepFiring == "" {
 				t.Errorf("%s: no keep_firing_for", alert)
+			}
+			for _, k := range want {
+				if d, _ := collector.Kind(k).Declaration(); r.Labels["severity"] != d.Severity {
+					t.Errorf("%s: severity %q, but kind %s is declared %q", alert, r.Labels["severity"], k, d.Severity)
+				}
 			}
 		}
 		sort.Strings(want)
