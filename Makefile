@@ -62,11 +62,14 @@ demo:
 	$(GO) run ./cmd/cks-drift-demo $(DEMO_FLAGS)
 
 # The generated references: the metrics table of docs/metrics.md (from the registered metric
-# families) and the keys of docs/configuration.md (from the configuration's Go types, comments and
-# defaults). docs/references_test.go fails when either is stale.
+# families), the keys of docs/configuration.md (from the configuration's Go types, comments and
+# defaults), and from the kinds' declarations (collector/kinds.go) the kinds tables of README.md
+# and docs/how-it-works.md and the drift alerts of the rules, copied into the Helm chart.
+# docs/references_test.go fails when one is stale.
 .PHONY: docs
 docs:
 	$(GO) test -count=1 -run '^TestGeneratedReferences$$' ./docs -update
+	cp rules/cks-drift.rules.yml $(CHART)/files/
 
 # gofmt, go vet, staticcheck and an untidy go.mod all fail the lint; .ci/run runs it before the tests.
 # Every tool is pinned the same way: a module of its own under tools/ whose go.mod names it with a

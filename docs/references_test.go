@@ -8,16 +8,19 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 	"github.com/cks-drift-exporter/cks-drift-exporter/exporter"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/docgen"
+	"github.com/cks-drift-exporter/cks-drift-exporter/rules"
 )
 
-var update = flag.Bool("update", false, "rewrite the generated parts of metrics.md and configuration.md (make docs)")
+var update = flag.Bool("update", false, "rewrite the generated parts of the docs and the rules (make docs)")
 
 // TestGeneratedReferences fails when the generated parts of metrics.md (from the metric
-// families the exporter registers) or configuration.md (from the configuration's Go types,
-// their comments and config.Defaults) are stale; `make docs` rewrites them.
+// families the exporter registers), configuration.md (from the configuration's Go types,
+// their comments and config.Defaults), the kinds tables of README.md and how-it-works.md or the
+// drift alerts of the rules (from collector.Declarations) are stale; `make docs` rewrites them.
 func TestGeneratedReferences(t *testing.T) {
 	families, err := exporter.MetricFamilies()
 	if err != nil {
@@ -27,15 +30,29 @@ func TestGeneratedReferences(t *testing.T) {
 	if err != nil {
 		t.Error(err)
 	}
-	for _, ref := range []struct{ file, name, generated string }{
-		{"metrics.md", "metrics", docgen.MetricsTable(families, "cks_drift_")},
-		{"configuration.md", "keys", docgen.ConfigTable(keys)},
-	} {
+	meaning := func(d collector.Declaration) string { return d.Meaning }
+	when := func(d collector.Declaration) string { return d.When }
+	refs := []struct {
+		file, name, generated string
+		replace               func(doc, name, generated string) (string, error)
+	}{
+		{"metrics.md", "metrics", docgen.MetricsTable(families, "cks_drift_"), docgen.Replace},
+		{"configuration.md", "keys", docgen.ConfigTable(keys), docgen.Replace},
+		{"../README.md", "kinds", docgen.KindsTable("what it means", meaning), docgen.Replace},
+		{"how-it-works.md", "kinds", docgen.KindsTable("when", when), docgen.Replace},
+	}
+	for name, part := range docgen.RuleParts() {
+		refs = append(refs, struct {
+			file, name, generated string
+			replace               func(doc, name, generated string) (string, error)
+		}{"../rules/" + rules.RulesFile, name, part, docgen.ReplaceLines})
+	}
+	for _, ref := range refs {
 		b, err := os.ReadFile(ref.file)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := docgen.Replace(string(b), ref.name, ref.generated)
+		want, err := ref.replace(string(b), ref.name, ref.generated)
 		if err != nil {
 			t.Fatalf("%s: %v", ref.file, err)
 		}
