@@ -106,6 +106,7 @@ func New(opts Options) (*Exporter, error) {
 	if err != nil {
 		return nil, err
 	}
+	logVersionChange(opts.Logger, store.PreviousVersion())
 	sshMetrics, apiMetrics := ssh.NewMetrics(), cloudstackapi.NewMetrics()
 	src, err := newSources(cfg, store, sshMetrics, apiMetrics, opts.Logger)
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/exporter/report"
 )
 
-// Exit codes of --once.
+// Exit codes of --once; ExitNewerState is every mode's.
 const (
 	ExitClean    = 0 // no drift
 	ExitDrift    = 1 // drift found
@@ -17,6 +17,10 @@ const (
 	// ExitNodesUnread: no drift found, but the node side of at least one checked cluster could
 	// not be read, so "no drift" is not the whole answer.
 	ExitNodesUnread = 3
+	// ExitNewerState: the state file is of a newer format than this binary reads
+	// (state.ErrNewerFormat), after a rollback: it stops before any check or announcement. The
+	// systemd unit does not restart it (RestartPreventExitStatus).
+	ExitNewerState = 4
 )
 
 // RunOnce runs a single cycle without notifications, prints the findings in format (report.FormatTable,

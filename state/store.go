@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/common/version"
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 )
@@ -21,14 +22,16 @@ import (
 var (
 	bucketMeta     = []byte("meta")
 	bucketHostKeys = []byte("hostkeys")
-	keySchema      = []byte("schema")
-	schemaVersion  = []byte("1")
+	keySchema      = []byte("schema") // the file's Format
 )
 
 // Store is the state file.
 type Store struct {
 	db   *bolt.DB
 	path string
+	// previous is the version of the exporter that opened the file for writing before this one
+	// (empty for a new file, or one no release recorded it in).
+	previous string
 }
 
 // Open opens or creates the state file. A file that cannot be read as state stops start-up
@@ -59,14 +62,19 @@ func Open(path string, readOnly bool) (s *Store, err error) {
 	}
 	s = &Store{db: db, path: path}
 	if readOnly {
+		if err := db.View(func(tx *bolt.Tx) error { _, err := checkFormat(tx.Bucket(bucketMeta)); return err }); err != nil {
+			_ = db.Close()
+			return nil, unreadable(path, err)
+		}
 		return s, nil
 	}
 	// Read the whole file before writing to it: damage is reported here, as an error and with
-	// the file untouched, not later as a panic; an intact file needs no write to be opened.
-	ready, err := readAll(db)
+	// the file untouched, not later as a panic; an intact file of this format, last opened by
+	// this version, needs no write to be opened.
+	ready, err := readAll(db, s)
 	if err != nil {
 		_ = db.Close()
-		return nil, corrupt(path, err)
+		return nil, unreadable(path, err)
 	}
 	if ready {
 		return s, nil
@@ -76,10 +84,10 @@ func Open(path string, readOnly bool) (s *Store, err error) {
 		if err != nil {
 			return err
 		}
-		if v := meta.Get(keySchema); v != nil && string(v) != string(schemaVersion) {
-			return fmt.Errorf("schema version %q, this exporter reads %q", v, schemaVersion)
+		if _, err := checkFormat(meta); err != nil {
+			return err
 		}
-		if err := meta.Put(keySchema, schemaVersion); err != nil {
+		if err := markFormat(meta); err != nil {
 			return err
 		}
 		_, err = tx.CreateBucketIfNotExists(bucketHostKeys)
@@ -87,14 +95,18 @@ func Open(path string, readOnly bool) (s *Store, err error) {
 	})
 	if err != nil {
 		_ = db.Close()
+		if errors.Is(err, ErrNewerFormat) {
+			return nil, unreadable(path, err)
+		}
 		return nil, damaged(path, err)
 	}
 	return s, nil
 }
 
 // readAll reads every bucket and key, turning a panic of bbolt on a damaged page into an error,
-// and reports whether the file already holds the current schema and the host key bucket.
-func readAll(db *bolt.DB) (ready bool, err error) {
+// notes in s the version that opened the file before, and reports whether the file already holds
+// this Format, this version and the host key bucket.
+func readAll(db *bolt.DB, s *Store) (ready bool, err error) {
 	defer func() {
 		if r := recover(); r != nil { // View has rolled the transaction back
 			err = fmt.Errorf("%v", r)
@@ -105,14 +117,14 @@ func readAll(db *bolt.DB) (ready bool, err error) {
 			return err
 		}
 		meta := tx.Bucket(bucketMeta)
-		if meta == nil {
-			return nil
+		format, err := checkFormat(meta)
+		if err != nil {
+			return err
 		}
-		v := meta.Get(keySchema)
-		if v != nil && string(v) != string(schemaVersion) {
-			return fmt.Errorf("schema version %q, this exporter reads %q", v, schemaVersion)
+		if meta != nil {
+			s.previous = string(meta.Get(keyWrittenBy))
 		}
-		ready = v != nil && tx.Bucket(bucketHostKeys) != nil
+		ready = format == Format && s.previous == version.Version && tx.Bucket(bucketHostKeys) != nil
 		return nil
 	})
 	return ready, err
@@ -160,9 +172,22 @@ func diskFull(err error) error {
 	return err
 }
 
+// unreadable is the error of a file that cannot be read: of a newer format, said so, or damaged.
+func unreadable(path string, err error) error {
+	if errors.Is(err, ErrNewerFormat) {
+		return fmt.Errorf("state file %s: %w", path, err)
+	}
+	return corrupt(path, err)
+}
+
 func corrupt(path string, err error) error {
 	return fmt.Errorf("state file %s cannot be read (%w); to start fresh, stop the exporter and move the file away: every open finding will then be announced again", path, err)
 }
+
+// PreviousVersion returns the version of the exporter that opened the file for writing before
+// this one, empty for a new file or one written before releases recorded it: after an upgrade
+// or a downgrade it differs from this binary's.
+func (s *Store) PreviousVersion() string { return s.previous }
 
 // Path returns the file's path.
 func (s *Store) Path() string { return s.path }

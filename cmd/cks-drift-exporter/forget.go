@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/nodes/ssh"
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
+	"github.com/cks-drift-exporter/cks-drift-exporter/exporter"
 	"github.com/cks-drift-exporter/cks-drift-exporter/state"
 )
 
@@ -23,6 +25,9 @@ func forgetHostKeys(configFile string, clusters []string, stdout, stderr io.Writ
 	store, err := state.Open(cfg.Storage.Path, false)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
+		if errors.Is(err, state.ErrNewerFormat) {
+			return exporter.ExitNewerState
+		}
 		return 1
 	}
 	defer store.Close()

@@ -4,8 +4,8 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"github.com/cks-drift-exporter/cks-drift-exporter/exporter/report"
 	"os"
 	"os/signal"
 	"syscall"
@@ -17,6 +17,8 @@ import (
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/exporter"
+	"github.com/cks-drift-exporter/cks-drift-exporter/exporter/report"
+	"github.com/cks-drift-exporter/cks-drift-exporter/state"
 )
 
 func main() {
@@ -30,7 +32,7 @@ func run() int {
 		configCheck   = app.Flag("config.check", "Validate the configuration file and, with one read-only call bounded by cloudstack.timeout (at most 10s), that CloudStack accepts the endpoint, the TLS certificate and the API keys; print the problems and exit (0 valid, 1 invalid). An unreachable CloudStack is reported, not failed.").Bool()
 		checkOffline  = app.Flag("config.check.offline", "With --config.check, make no call to CloudStack.").Bool()
 		preflight     = app.Flag("preflight", "Check, read-only, the API key and its role, one page of clusters and one login to a control node per zone; print a checklist with what to fix and exit (0 all passed, 1 a check failed).").Bool()
-		once          = app.Flag("once", "Run one check cycle, print the findings and exit: 0 no drift, 1 drift, 2 the check could not run, 3 no drift found but the nodes of a checked cluster could not be listed. Sends no notifications.").Bool()
+		once          = app.Flag("once", "Run one check cycle, print the findings and exit: 0 no drift, 1 drift, 2 the check could not run, 3 no drift found but the nodes of a checked cluster could not be listed, 4 (as every mode) the state file is of a newer release's format. Sends no notifications.").Bool()
 		onceFormat    = app.Flag("once.format", "Output of --once: table (columns capped), wide (every column and the message) or json.").Default(report.FormatTable).Enum(report.FormatTable, report.FormatWide, report.FormatJSON)
 		forgetKeys    = app.Flag("ssh.forget-host-key", "Remove the pinned SSH host key of this cluster (uuid) from the state file and exit, after a control node was re-installed. Repeatable; the exporter must be stopped.").Strings()
 		shardFromHost = app.Flag("check.shard-from-hostname", "Take check.shard from the ordinal at the end of the hostname (cks-drift-exporter-2 is shard 2), as the replicas of a StatefulSet are named; check.total_shards stays in the configuration.").Bool()
@@ -75,6 +77,9 @@ func run() int {
 	e, err := exporter.New(exporter.Options{ConfigFile: *configFile, Logger: logger, Shard: shard, EnableLifecycle: *lifecycle})
 	if err != nil {
 		logger.Error("Could not start", "err", err)
+		if errors.Is(err, state.ErrNewerFormat) {
+			return exporter.ExitNewerState
+		}
 		if *once {
 			return exporter.ExitCheckErr
 		}

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/exporter"
 	"github.com/cks-drift-exporter/cks-drift-exporter/state"
 )
 
@@ -55,4 +58,34 @@ func pinnedState(t *testing.T, ids ...string) (cfg, db string) {
 		t.Fatal(err)
 	}
 	return cfg, db
+}
+
+// TestNewerStateExits4: after a rollback, a state file of a newer format stops every mode that
+// opens it with exit code 4 (exporter.ExitNewerState), before any call to CloudStack: the
+// configuration's endpoint is a closed port, so a call would fail the start differently.
+func TestNewerStateExits4(t *testing.T) {
+	cfg, db := pinnedState(t, "c1 203.0.113.1:2222")
+	bumpFormat(t, db, "3")
+	for _, args := range [][]string{{}, {"--once"}} {
+		os.Args = append([]string{"cks-drift-exporter", "--config.file=" + cfg, "--web.listen-address=127.0.0.1:0"}, args...)
+		if code := run(); code != exporter.ExitNewerState {
+			t.Errorf("cks-drift-exporter %v: exit %d, want %d", args, code, exporter.ExitNewerState)
+		}
+	}
+	if code := forgetHostKeys(cfg, []string{"c1"}, io.Discard, io.Discard); code != exporter.ExitNewerState {
+		t.Errorf("--ssh.forget-host-key: exit %d, want %d", code, exporter.ExitNewerState)
+	}
+}
+
+// bumpFormat marks the state file as a newer release would.
+func bumpFormat(t *testing.T, path, format string) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Update(func(tx *bolt.Tx) error { return tx.Bucket([]byte("meta")).Put([]byte("schema"), []byte(format)) }); err != nil {
+		t.Fatal(err)
+	}
 }
