@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector/inventory/database"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/cloudstacktest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/mariadbtest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
@@ -19,20 +20,13 @@ import (
 // TestMain stops the MariaDB server the database tests start (mariadbtest.Start).
 func TestMain(m *testing.M) { os.Exit(mariadbtest.Main(m)) }
 
-// readTables are the tables the database source reads (collector/inventory/database/queries.go), the only
-// ones its account is granted SELECT on; information_schema needs no grant.
-var readTables = []string{
-	"kubernetes_cluster", "kubernetes_cluster_vm_map", "vm_instance", "user_vm", "user_vm_details", "account", "domain",
-	"projects", "data_center", "networks", "user_ip_address", "firewall_rules", "port_forwarding_rules", "nics",
-	"kubernetes_supported_version", "event",
-}
-
 // e2ePassword is the exporter's database password: distinctive, with the characters a DSN parser
 // trips on, so that a leak into the log or /findings cannot be missed.
 const e2ePassword = "E2e-db/p4ss@w0rd:x"
 
-// exporterAccount creates the exporter's own database account with SELECT on exactly the tables
-// the database source reads, and returns its DSN and what drops it.
+// exporterAccount creates the exporter's own database account with the documented grants
+// (database.GrantScript: SELECT on exactly the tables the database source reads, the VM details
+// table under both of its names), and returns its DSN and what drops it.
 func exporterAccount(t *testing.T, d *mariadbtest.Database) (dsn string, grant, drop func()) {
 	t.Helper()
 	cfg, err := mysql.ParseDSN(d.DSN())
@@ -42,13 +36,13 @@ func exporterAccount(t *testing.T, d *mariadbtest.Database) (dsn string, grant, 
 	user := d.Name // unique per database, so parallel test binaries never share it
 	grant = func() {
 		t.Helper()
-		stmts := []string{fmt.Sprintf("CREATE USER '%s'@'%%' IDENTIFIED BY '%s'", user, e2ePassword)}
-		for _, table := range readTables {
-			stmts = append(stmts, fmt.Sprintf("GRANT SELECT ON `%s`.`%s` TO '%s'@'%%'", d.Name, table, user))
-		}
-		for _, q := range stmts {
-			if _, err := d.Admin.Exec(q); err != nil {
+		stmts := append([]string{fmt.Sprintf("CREATE USER '%s'@'%%' IDENTIFIED BY '%s'", user, e2ePassword)},
+			database.GrantScript(d.Name, fmt.Sprintf("'%s'@'%%'", user))...)
+		for i, q := range stmts {
+			if _, err := d.Admin.Exec(q); err != nil && i == 0 {
 				t.Skipf("the test server does not let the administrator create an account (%v): %s", err, q)
+			} else if err != nil {
+				t.Fatalf("a documented grant fails: %v: %s", err, q)
 			}
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	cs "github.com/apache/cloudstack-go/v2/cloudstack"
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector/inventory/database"
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/nodes/ssh"
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
@@ -18,8 +19,8 @@ import (
 )
 
 // Preflight checks, read-only, what the exporter needs before it is started for real: the
-// configuration, the API key, whether its role allows every API the exporter calls, one page of
-// clusters, and one login to a control node (or Kubernetes API) per zone. It prints a checklist
+// configuration, the API key, whether its role allows every API the exporter calls, the database
+// account's grants (inventory.source database), one page of clusters, and one login to a control node (or Kubernetes API) per zone. It prints a checklist
 // with what to change for each failure and returns 0 when every check passed, 1 otherwise. It
 // writes nothing to CloudStack, to the clusters or to the state file: a control node's host key
 // is trusted for the run only (ssh.RunPins), so that it runs beside a running exporter.
@@ -41,6 +42,9 @@ func Preflight(ctx context.Context, configFile string, w io.Writer, logger *slog
 	}
 	if cfg.Inventory.Source == config.SourceAPI {
 		p.firstPage(ctx, src.api, cfg.CloudStack.PageSize)
+	}
+	if db, ok := src.inventory.(*database.Source); ok {
+		p.databaseGrants(ctx, db)
 	}
 	inv, err := src.inventory.Inventory(ctx)
 	if !p.check("inventory", inventoryCounts(inv), cloudstackapi.Hint(err)) {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/cloudstacktest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/mariadbtest"
 )
@@ -81,5 +83,23 @@ func TestDocsStateTheStatementCount(t *testing.T) {
 		if text := strings.Join(strings.Fields(string(data)), " "); !strings.Contains(text, want) {
 			t.Errorf("docs/%s does not say %q", doc, want)
 		}
+	}
+}
+
+// TestDocsGrantWhatIsRead: the grants docs/inventory-sources.md gives are GrantScript's, line
+// for line, so that the documented account reads exactly what the source reads.
+func TestDocsGrantWhatIsRead(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "inventory-sources.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(l, "GRANT ") || strings.HasPrefix(l, "REVOKE ") {
+			got = append(got, strings.Join(strings.Fields(l), " "))
+		}
+	}
+	if diff := cmp.Diff(GrantScript("cloud", "'cks_drift'@'exporter-host'"), got); diff != "" {
+		t.Errorf("the grants of docs/inventory-sources.md (-GrantScript +docs):\n%s", diff)
 	}
 }

@@ -1,6 +1,7 @@
 package database
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -54,6 +55,40 @@ func TestOperationStarted(t *testing.T) {
 			for name, w := range want {
 				if !got[name].Equal(w) {
 					t.Errorf("%s: OperationStarted = %s, want %s", name, got[name], w)
+				}
+			}
+		})
+	}
+}
+
+// TestOperationStartedWhateverTheCollation finds the create's event of a Starting cluster in both
+// of its texts, "Creating Kubernetes cluster. Cluster Id: <id>" (up to 4.19.0.0) and "Creating
+// Kubernetes cluster Id: <id>" (from 4.19.1.0), with event.description under the charset's
+// default, case-insensitive collation and under utf8mb4_bin, where a LIKE compares case.
+func TestOperationStartedWhateverTheCollation(t *testing.T) {
+	at := created.Add(-2 * time.Hour).UTC().Truncate(time.Second)
+	for _, collation := range []string{"utf8mb4_general_ci", "utf8mb4_bin"} {
+		t.Run(collation, func(t *testing.T) {
+			w := &cloudstacktest.World{}
+			var want []*cloudstacktest.Cluster
+			for i, text := range []string{"Creating Kubernetes cluster. Cluster Id: %d", "Creating Kubernetes cluster Id: %d"} {
+				s := w.BuildCluster(cloudstacktest.ClusterSpec{Name: fmt.Sprintf("new%d", i), Account: "alice", Control: 1, Workers: 1, Created: created})
+				s.Cluster.State = "Starting"
+				e := w.AddEvent(w.OperationEvent(s.Cluster, "KUBERNETES.CLUSTER.CREATE", at))
+				e.Description = fmt.Sprintf(text, s.Cluster.InternalID)
+				want = append(want, s.Cluster)
+			}
+			src, d := load(t, w, mariadbtest.Current, Options{})
+			if _, err := d.Admin.Exec("ALTER TABLE event MODIFY COLUMN description varchar(1024) CHARACTER SET utf8mb4 COLLATE " + collation + " NOT NULL"); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]time.Time{}
+			for _, c := range inventory(t, src).Clusters {
+				got[c.Name] = c.OperationStarted
+			}
+			for _, c := range want {
+				if !got[c.Name].Equal(at) {
+					t.Errorf("%s: OperationStarted = %s, want %s", c.Name, got[c.Name], at)
 				}
 			}
 		})

@@ -31,6 +31,8 @@ import (
 //     kubernetes_cluster_vm_map.etcd_node, external_node and kubernetes_node_version (each node's
 //     own version, filled with the cluster's by Upgrade42010to42100 and kept by upgrades, which
 //     leave out nodes marked manual_upgrade).
+//   - schema-42010to42100.sql (4.21) also renames user_vm_details, the VM details table where CKS
+//     keeps a control node's login user, to vm_instance_details (details.go).
 //   - older than CKS: uuid columns (schema-2214to30.sql, 3.0), projects (3.0),
 //     user_ip_address.removed (schema-430to431.sql).
 type columns struct {
@@ -49,14 +51,18 @@ type columns struct {
 	// events: the event table is readable (its description column; an account without SELECT
 	// on it reads everything else), and eventResource its resource_id (4.17 on).
 	events, eventResource bool
+	// details is the VM details table the account may read, by the name of this release
+	// (details.go); empty when it may read neither name.
+	details string
 }
 
 const columnsQuery = `SELECT table_name, column_name FROM information_schema.columns
 WHERE table_schema = DATABASE()
-  AND table_name IN ('kubernetes_cluster', 'kubernetes_cluster_vm_map', 'kubernetes_supported_version', 'event')
+  AND table_name IN ('kubernetes_cluster', 'kubernetes_cluster_vm_map', 'kubernetes_supported_version', 'event',
+                     '` + detailsTable + `', '` + oldDetailsTable + `')
   AND column_name IN ('control_node_count', 'master_node_count', 'cluster_type', 'etcd_node_count',
                       'control_node', 'etcd_node', 'external_node', 'kubernetes_version_id', 'semantic_version',
-                      'kubernetes_node_version', 'description', 'resource_id')`
+                      'kubernetes_node_version', 'description', 'resource_id', 'value')`
 
 // errNoCKS is returned when the database has no kubernetes_cluster table CKS could have made.
 var errNoCKS = errors.New("no kubernetes_cluster table with a control or master node count: the DSN must name CloudStack's database (4.14 or later)")
@@ -103,7 +109,7 @@ WHERE v.removed IS NULL
 ORDER BY v.id`
 
 // clusterNetworks selects the networks of the clusters.
-const clusterNetworks = `SELECT network_id FROM kubernetes_cluster WHERE removed IS NULL AND network_id IS NOT NULL`
+const clusterNetworks = `SELECT kn.network_id FROM kubernetes_cluster kn WHERE kn.removed IS NULL AND kn.network_id IS NOT NULL`
 
 // sourceNATQuery reads the source NAT addresses of the clusters' networks, as
 // IPAddressDao.listByAssociatedNetwork(network, true) does for the cluster response's ipaddress.
@@ -127,12 +133,15 @@ WHERE f.purpose = 'PortForwarding' AND pf.dest_port_start = 22 AND ip.removed IS
   AND pf.instance_id IN (` + mappedVMs + `)
 ORDER BY f.id`
 
-// loginUsersQuery reads the controlNodeLoginUser detail of mapped VMs, which CKS reads with
-// UserVmDetailsDao.findDetail, whatever its display flag (KubernetesClusterActionWorker
-// .getControlNodeLoginUser at 4.17.0.0).
-const loginUsersQuery = `SELECT d.vm_id, d.value FROM user_vm_details d
+// loginUsersQuery reads the controlNodeLoginUser detail of mapped VMs from the VM details table
+// of this release, which CKS reads with UserVmDetailsDao.findDetail, whatever its display flag
+// (KubernetesClusterActionWorker.getControlNodeLoginUser at 4.17.0.0; VMInstanceDetailsDao from
+// 4.21.0.0, the same columns).
+func (c columns) loginUsersQuery() string {
+	return `SELECT d.vm_id, d.value FROM ` + c.details + ` d
 WHERE d.name = 'controlNodeLoginUser' AND d.vm_id IN (` + mappedVMs + `)
 ORDER BY d.id`
+}
 
 // nicsQuery reads the NICs of mapped VMs, for clusters reached on their nodes' own addresses.
 const nicsQuery = `SELECT nc.instance_id, nc.ip4_address, n.uuid, nc.default_nic
@@ -146,7 +155,12 @@ ORDER BY nc.id`
 // (collector.OperationEvents; the description ends in its uuid, or for the create in its
 // internal id, or 4.21's node commands name it as their resource). event.type is indexed
 // (i_event__type_id, create-schema.sql at 4.14.0.0) and the look-up runs only for clusters in such
-// a state; archived events are left out, as listEvents does. Only events recorded under the
+// a state; archived events are left out, as listEvents does. The create's text differs in case
+// between releases ("Creating Kubernetes cluster. Cluster Id: <id>" up to 4.19.0.0, "Creating
+// Kubernetes cluster Id: <id>" from 4.19.1.0, CreateKubernetesClusterCmd.getEventDescription), so
+// its match lower-cases the description: a LIKE is case-insensitive only under a _ci collation,
+// which event.description has by default (utf8mb4 from schema-41910to42000.sql line 336, 4.20.0.0)
+// but not under a _bin one a database may be set to. Only events recorded under the
 // cluster's own account count (api/operations.go ownedBy says why): a description may carry a
 // name another tenant chose, a cluster named like this one's uuid. NULL without the event table.
 func (c columns) operationStarted() string {
@@ -167,7 +181,7 @@ func (c columns) operationStarted() string {
 			case collector.NamedByUUID:
 				names = append(names, "(e.type = '"+e.Type+"' AND e.description LIKE CONCAT('%', k.uuid))")
 			case collector.NamedByInternalID:
-				names = append(names, "(e.type = '"+e.Type+"' AND e.description LIKE CONCAT('%Cluster Id: ', k.id))")
+				names = append(names, "(e.type = '"+e.Type+"' AND LOWER(e.description) LIKE CONCAT('%cluster id: ', k.id))")
 			case collector.NamedAsResource:
 				if c.eventResource {
 					names = append(names, "(e.type = '"+e.Type+"' AND e.resource_type = 'KubernetesCluster' AND e.resource_id = k.id)")
@@ -300,6 +314,7 @@ func (r reader) read(ctx context.Context) (out rows, step string, err error) {
 		events:        present[[2]string{"event", "description"}],
 		eventResource: present[[2]string{"event", "resource_id"}],
 	}
+	c.details = detailsOf(present)
 	switch {
 	case present[[2]string{"kubernetes_cluster", "control_node_count"}]:
 		c.controlCount = "control_node_count"
@@ -309,6 +324,9 @@ func (r reader) read(ctx context.Context) (out rows, step string, err error) {
 		return out, "read the schema", errNoCKS
 	}
 	out.cols = c
+	if c.details == "" {
+		return out, "read the VM details table", r.noDetails(ctx, c)
+	}
 
 	if err := r.query(ctx, c.clustersQuery(), func(res *sql.Rows) error {
 		var k clusterRow
@@ -362,7 +380,7 @@ func (r reader) read(ctx context.Context) (out rows, step string, err error) {
 		return out, "read port_forwarding_rules", err
 	}
 	out.users = make(map[int64]string)
-	if err := r.query(ctx, loginUsersQuery, func(res *sql.Rows) error {
+	if err := r.query(ctx, c.loginUsersQuery(), func(res *sql.Rows) error {
 		var vm int64
 		var user sql.NullString
 		if err := res.Scan(&vm, &user); err != nil {
@@ -373,7 +391,7 @@ func (r reader) read(ctx context.Context) (out rows, step string, err error) {
 		}
 		return nil
 	}); err != nil {
-		return out, "read user_vm_details", err
+		return out, "read " + c.details, err
 	}
 	if err := r.query(ctx, nicsQuery, func(res *sql.Rows) error {
 		var n nicRow

@@ -2,10 +2,8 @@ package database
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/cloudstacktest"
@@ -60,25 +58,8 @@ func TestKubernetesVersions(t *testing.T) {
 // the versions.
 func TestKubernetesVersionsWithoutGrant(t *testing.T) {
 	_, d := load(t, versionWorld(), mariadbtest.Current, Options{})
-	user := d.Name + "_nv"
-	stmts := []string{fmt.Sprintf("CREATE USER '%s'@'%%' IDENTIFIED BY 'pw'", user)}
-	for _, table := range []string{"kubernetes_cluster", "kubernetes_cluster_vm_map", "vm_instance", "user_vm",
-		"user_vm_details", "account", "domain", "projects", "data_center", "networks", "user_ip_address",
-		"firewall_rules", "port_forwarding_rules", "nics"} {
-		stmts = append(stmts, fmt.Sprintf("GRANT SELECT ON `%s`.`%s` TO '%s'@'%%'", d.Name, table, user))
-	}
-	for _, q := range stmts {
-		if _, err := d.Admin.Exec(q); err != nil {
-			t.Skipf("the test server does not let the administrator create an account (%v): %s", err, q)
-		}
-	}
-	t.Cleanup(func() { _, _ = d.Admin.Exec(fmt.Sprintf("DROP USER IF EXISTS '%s'@'%%'", user)) })
-	cfg, err := mysql.ParseDSN(d.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.User, cfg.Passwd = user, "pw"
-	src := newSource(t, Options{DSN: cfg.FormatDSN(), MaxOpenConns: 1, MaxIdleConns: 1})
+	dsn := grantedAccount(t, d, "_nv", "kubernetes_supported_version", "event")
+	src := newSource(t, Options{DSN: dsn, MaxOpenConns: 1, MaxIdleConns: 1})
 	before := comSelect(t, src)
 	if diff := cmp.Diff(map[string]string{"old": "", "gone": "", "none": ""}, clusterVersions(t, src)); diff != "" {
 		t.Errorf("versions without the grant (-want +got):\n%s", diff)

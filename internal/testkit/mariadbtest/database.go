@@ -28,7 +28,8 @@ const (
 	// V4_19: kubernetes_cluster.cluster_type (schema-41810to41900.sql).
 	V4_19
 	// V4_21: kubernetes_cluster.etcd_node_count, kubernetes_cluster_vm_map.etcd_node and
-	// external_node (schema-42010to42100.sql). The schema of schema.sql.
+	// external_node; user_vm_details renamed vm_instance_details (schema-42010to42100.sql). The
+	// schema of schema.sql.
 	V4_21
 	// Current is the newest schema.
 	Current = V4_21
@@ -59,7 +60,8 @@ func (v Version) downgrade() []string {
 	if v < V4_21 {
 		stmts = append(stmts,
 			"ALTER TABLE `kubernetes_cluster` DROP COLUMN `etcd_node_count`",
-			"ALTER TABLE `kubernetes_cluster_vm_map` DROP COLUMN `etcd_node`, DROP COLUMN `external_node`, DROP COLUMN `kubernetes_node_version`")
+			"ALTER TABLE `kubernetes_cluster_vm_map` DROP COLUMN `etcd_node`, DROP COLUMN `external_node`, DROP COLUMN `kubernetes_node_version`",
+			"RENAME TABLE `vm_instance_details` TO `user_vm_details`")
 	}
 	if v < V4_19 {
 		// event.resource_id and resource_type came in 4.17, within V4_16's lines; CKS's commands
@@ -73,6 +75,15 @@ func (v Version) downgrade() []string {
 			"ALTER TABLE `kubernetes_cluster_vm_map` DROP COLUMN `control_node`")
 	}
 	return stmts
+}
+
+// DetailsTable is the name of the VM details table at v: vm_instance_details from 4.21,
+// user_vm_details before.
+func (v Version) DetailsTable() string {
+	if v >= V4_21 {
+		return "vm_instance_details"
+	}
+	return "user_vm_details"
 }
 
 // Database is a fresh database holding CloudStack's schema at Version, dropped when the test ends.

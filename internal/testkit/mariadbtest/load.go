@@ -88,7 +88,7 @@ func (w *rowSet) tables(v Version) []table {
 		}
 	}
 
-	details := table{name: "user_vm_details", cols: []string{"vm_id", "name", "value", "display"}}
+	details := table{name: v.DetailsTable(), cols: []string{"vm_id", "name", "value", "display"}}
 	for _, m := range w.VMs {
 		keys := make([]string, 0, len(m.Details))
 		for k := range m.Details {

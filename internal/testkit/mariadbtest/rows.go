@@ -100,7 +100,7 @@ type vmRow struct {
 	Created      time.Time
 	Removed      bool
 	System       bool
-	// Details are its user_vm_details rows, e.g. controlNodeLoginUser.
+	// Details are its rows of the VM details table (Version.DetailsTable), e.g. controlNodeLoginUser.
 	Details map[string]string
 }
 

@@ -73,9 +73,10 @@ CREATE TABLE `user_vm` (
   PRIMARY KEY (`id`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8;
 
--- create-schema.sql: the details of user VMs; CKS keeps its login user there as
+-- create-schema.sql: the details of user VMs, user_vm_details up to 4.20, renamed
+-- vm_instance_details by schema-42010to42100.sql (4.21); CKS keeps its login user there as
 -- controlNodeLoginUser (schema-41600to41610.sql writes "core" for the VMs of older clusters).
-CREATE TABLE `user_vm_details` (
+CREATE TABLE `vm_instance_details` (
   `id` bigint unsigned NOT NULL auto_increment,
   `vm_id` bigint unsigned NOT NULL COMMENT 'vm id',
   `name` varchar(255) NOT NULL,
