@@ -13,16 +13,18 @@ import (
 const (
 	RulesFile = "cks-drift.rules.yml"
 	TestsFile = "cks-drift.rules.test.yml"
+	// PreviousTestsFile tests the rules against the series of the previous release's exporters.
+	PreviousTestsFile = "cks-drift.rules.previous.test.yml"
 )
 
 // RunbookBaseURL is where every alert's runbook_url points, followed by #<its section>: the
 // repository's docs/runbooks.md as a forge shows it.
 const RunbookBaseURL = "https://github.com/cks-drift-exporter/cks-drift-exporter/blob/main/docs/runbooks.md"
 
-// FS holds RulesFile and TestsFile. The tests file names the rules file by its base name, so
+// FS holds RulesFile and the tests files. A tests file names the rules file by its base name, so
 // both must be written to the same directory before running promtool test rules on them.
 //
-//go:embed cks-drift.rules.yml cks-drift.rules.test.yml
+//go:embed cks-drift.rules.yml cks-drift.rules.test.yml cks-drift.rules.previous.test.yml
 var FS embed.FS
 
 // File is the part of RulesFile that tests and tools read.

@@ -44,8 +44,9 @@ func TestPromtool(t *testing.T) {
 	for _, args := range [][]string{
 		{"check", "rules", RulesFile},
 		{"test", "rules", TestsFile},
+		{"test", "rules", PreviousTestsFile},
 	} {
-		t.Run(strings.Join(args[:2], "_"), func(t *testing.T) {
+		t.Run(strings.Join(args[:2], "_")+"_"+args[2], func(t *testing.T) {
 			out, err := exec.Command(promtool, args...).CombinedOutput()
 			if err != nil {
 				t.Fatalf("promtool %s: %v\n%s", strings.Join(args, " "), err, out)
