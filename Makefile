@@ -177,7 +177,8 @@ bench:
 	$(GO) run ./test/bench -clusters "$(BENCH_CLUSTERS)" $(if $(filter 1,$(BENCH_GO)),-go-bench) $(if $(BENCH_UPDATE),-update docs/benchmarks.md) $(BENCH_FLAGS)
 
 # The exporter's peak RSS against hostile Kubernetes API servers (not part of `make test`): one
-# per cluster, each answering about 100 MB of NodeList JSON, at check.concurrency 16 and 64, with
+# per cluster, each answering about 100 MB of NodeList JSON or attacking otherwise (a kubeconfig
+# of YAML aliases, whitespace, huge headers, HTTP/2 floods), at check.concurrency 16 and 64, with
 # the binary `make build` makes; see docs/benchmarks.md (a few minutes).
 HOSTILE_API_CONCURRENCY ?= 16,64
 .PHONY: bench-hostile-api

@@ -1,7 +1,10 @@
 package kubeapi
 
 import (
+	"context"
 	"log/slog"
+	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -37,18 +40,30 @@ func newRig(t *testing.T, nodes ...kubetest.Node) *rig {
 // and an inventory source on it that hands out the cluster's kubeconfigs.
 func fakeCloud(t *testing.T, name, endpoint string) (*cloudstacktest.Server, *inventoryapi.Source, collector.Cluster) {
 	t.Helper()
+	cs, source := emptyCloud(t)
+	return cs, source, addCluster(cs, name, endpoint)
+}
+
+// emptyCloud starts a fake CloudStack without clusters and an inventory source on it.
+func emptyCloud(t *testing.T) (*cloudstacktest.Server, *inventoryapi.Source) {
+	t.Helper()
 	cs := cloudstacktest.NewServer()
 	t.Cleanup(cs.Close)
-	var c *cloudstacktest.Cluster
-	cs.Update(func(w *cloudstacktest.World) {
-		c = w.AddCluster(cloudstacktest.Cluster{Name: name, State: "Running", Endpoint: endpoint})
-	})
 	source, err := inventoryapi.New(inventoryapi.Options{API: cloudstackapi.Options{Endpoint: cs.Endpoint(), APIKey: cs.APIKey(), SecretKey: cs.SecretKey(), Timeout: 5 * time.Second},
 		PageSize: config.Defaults().CloudStack.PageSize})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return cs, source, collector.Cluster{ID: c.ID, Name: c.Name}
+	return cs, source
+}
+
+// addCluster adds a Running cluster whose kubeconfig names endpoint.
+func addCluster(cs *cloudstacktest.Server, name, endpoint string) collector.Cluster {
+	var c *cloudstacktest.Cluster
+	cs.Update(func(w *cloudstacktest.World) {
+		c = w.AddCluster(cloudstacktest.Cluster{Name: name, State: "Running", Endpoint: endpoint})
+	})
+	return collector.Cluster{ID: c.ID, Name: c.Name}
 }
 
 // serve makes CloudStack hand out a kubeconfig with cred for the rig's API server.
@@ -92,4 +107,43 @@ var threeNodes = []kubetest.Node{
 	{Name: "prod-control-18fd1d2a3b4", SystemUUID: "6c1e0a5e-0000-4000-8000-000000000001", KubeletVersion: "v1.28.4"},
 	{Name: "prod-node-18fd1d2a3c5", SystemUUID: "6c1e0a5e-0000-4000-8000-000000000002", KubeletVersion: "v1.28.4"},
 	{Name: "prod-node-18fd1d2a3d6", SystemUUID: "6c1e0a5e-0000-4000-8000-000000000003", KubeletVersion: "v1.27.9"},
+}
+
+// heapPeak keeps the largest heap a fake's handler saw while it wrote an answer (same process).
+type heapPeak struct {
+	mu           sync.Mutex
+	before, peak uint64
+}
+
+// newHeapPeak collects garbage and takes the heap's size as the baseline.
+func newHeapPeak() *heapPeak {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return &heapPeak{before: ms.HeapAlloc, peak: ms.HeapAlloc}
+}
+
+func (h *heapPeak) sample() {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	h.mu.Lock()
+	h.peak = max(h.peak, ms.HeapAlloc)
+	h.mu.Unlock()
+}
+
+// listWithinHeap lists r's cluster at max_nodes 1,000 and checks that its three nodes are read
+// and that the heap, sampled by h, grew by at most 12 MiB while what was read.
+func listWithinHeap(t *testing.T, r *rig, h *heapPeak, what string) {
+	t.Helper()
+	nodes, err := r.lister(t, func(o *Options) { o.Timeout, o.MaxNodes = 2*time.Minute, 1000 }).Nodes(context.Background(), r.cluster)
+	if err != nil || len(nodes) != 3 {
+		t.Fatalf("Nodes = %v, %v, want the three nodes", nodes, err)
+	}
+	h.mu.Lock()
+	grown := int64(h.peak) - int64(h.before)
+	h.mu.Unlock()
+	t.Logf("heap grown by %.1f MiB at most", float64(grown)/(1<<20))
+	if grown > 12<<20 {
+		t.Errorf("the heap grew by %d MiB while %s was read, want at most 12", grown>>20, what)
+	}
 }

@@ -1,19 +1,20 @@
 package kubeapi
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"time"
 
+	"go.yaml.in/yaml/v3"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -24,8 +25,12 @@ import (
 )
 
 const (
-	// maxKubeconfig bounds a kubeconfig; a kubeadm admin.conf is about 5.5 KiB.
-	maxKubeconfig = 1 << 20
+	// maxKubeconfig bounds a kubeconfig; a kubeadm admin.conf is about 5.5 KiB, and a CA bundle
+	// of a dozen certificates adds about 20 KiB.
+	maxKubeconfig = 64 << 10
+	// maxKubeconfigNodes bounds the YAML nodes (mappings, sequences, scalars) of a kubeconfig:
+	// kubeadm's admin.conf has 43, one with a dozen contexts a few hundred.
+	maxKubeconfigNodes = 2000
 	// idleClient is how long a cached client lives unused: a cluster gone from CloudStack takes
 	// its credential out of memory within a day.
 	idleClient = 24 * time.Hour
@@ -38,6 +43,7 @@ var clusterID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]{0,63}$`)
 // is kept beside it, to see whether a new one says something else.
 type client struct {
 	nodes          rest.Interface
+	conns          *connBudget
 	closeIdle      func()
 	host           string
 	sum            [sha256.Size]byte
@@ -90,7 +96,8 @@ func (l *Lister) client(ctx context.Context, id string, refresh bool) (*client, 
 	if err != nil {
 		return nil, err
 	}
-	hc, err := httpClient(rc)
+	conns := newConnBudget()
+	hc, err := httpClient(rc, conns)
 	if err != nil {
 		return nil, withReason(reasonKubeconfig, errors.New("no client can be made from the kubeconfig"))
 	}
@@ -98,7 +105,7 @@ func (l *Lister) client(ctx context.Context, id string, refresh bool) (*client, 
 	if err != nil {
 		return nil, withReason(reasonKubeconfig, errors.New("no client can be made from the kubeconfig"))
 	}
-	cl := &client{nodes: nodes, closeIdle: hc.CloseIdleConnections, host: rc.Host, sum: sum, fromCloudStack: fromCloudStack, used: l.opts.Now()}
+	cl := &client{nodes: nodes, conns: conns, closeIdle: hc.CloseIdleConnections, host: rc.Host, sum: sum, fromCloudStack: fromCloudStack, used: l.opts.Now()}
 	l.mu.Lock()
 	l.cache[id] = cl
 	l.mu.Unlock()
@@ -152,6 +159,9 @@ func (l *Lister) readFile(id string) ([]byte, bool, error) {
 // would send that file to their server, and a credential plugin would run their command here.
 // The errors of clientcmd can quote the document, so they are replaced by a fixed text.
 func restConfig(data []byte, timeout time.Duration) (*rest.Config, error) {
+	if err := plainYAML(data); err != nil {
+		return nil, err
+	}
 	raw, err := clientcmd.Load(data)
 	if err != nil {
 		return nil, withReason(reasonKubeconfig, errors.New("the kubeconfig cannot be read"))
@@ -177,11 +187,50 @@ func restConfig(data []byte, timeout time.Duration) (*rest.Config, error) {
 	// One list per cluster per cycle, a few pages at most (max_nodes bounds them): client-go's
 	// 5-per-second limiter would never protect the API server, only hold a repeated list back.
 	rc.QPS = -1
-	// A Proxy function keeps client-go from caching the transport process-wide (its cache key
-	// holds the credential and is never evicted); the transport then lives as long as the client.
-	rc.Proxy = http.ProxyFromEnvironment
 	rc.Wrap(capBodies)
 	return rc, nil
+}
+
+// plainYAML refuses a kubeconfig with a YAML anchor or alias, or more than maxKubeconfigNodes
+// nodes, before clientcmd decodes it. clientcmd (through sigs.k8s.io/yaml) expands every alias
+// into a copy: 7.6 KB of nested aliases (three levels of ten aliases to a 3,000-byte string,
+// under the decoder's alias ratio) became about 1.1 GB for one cluster, and four such clusters
+// ended the exporter with a runtime out-of-memory, which recover cannot catch. A kubeconfig
+// never needs an alias (kubeadm and clientcmd write none). Decoding into a yaml.Node keeps an
+// alias as a reference to its anchor, so what this check allocates follows the bytes, which
+// maxKubeconfig bounds; every document of the stream is looked at.
+func plainYAML(data []byte) error {
+	d := yaml.NewDecoder(bytes.NewReader(data))
+	nodes := 0
+	for {
+		var doc yaml.Node
+		err := d.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return withReason(reasonKubeconfig, errors.New("the kubeconfig cannot be read"))
+		}
+		if err := plainNode(&doc, &nodes); err != nil {
+			return err
+		}
+	}
+}
+
+// plainNode walks n's tree (never an alias's target), counting its nodes into *count.
+func plainNode(n *yaml.Node, count *int) error {
+	if n.Kind == yaml.AliasNode || n.Anchor != "" {
+		return withReason(reasonKubeconfig, errors.New("the kubeconfig has YAML anchors or aliases, which no kubeconfig needs"))
+	}
+	if *count++; *count > maxKubeconfigNodes {
+		return withReason(reasonKubeconfig, fmt.Errorf("the kubeconfig has more than %d YAML nodes", maxKubeconfigNodes))
+	}
+	for _, c := range n.Content {
+		if err := plainNode(c, count); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // statusScheme knows only the Status of an error answer ("nodes is forbidden: User ... cannot

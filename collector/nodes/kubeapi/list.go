@@ -17,9 +17,15 @@ import (
 const (
 	// pageLimit is the page size asked for, kubectl's default chunk size.
 	pageLimit = 500
-	// maxPageBytes bounds one answer. A kubeadm node object is 3-6 KiB, up to about 40 KiB with
-	// a long image list in its status: 500 of those fit with room to spare.
-	maxPageBytes = 32 << 20
+	// maxNodeBytes is what a node may take of a list on average. A kubeadm node object is 3-6
+	// KiB, up to about 40 KiB with a long image list in its status (the kubelet reports 50
+	// images at most).
+	maxNodeBytes = 64 << 10
+	// maxPageBytes bounds one answer: a page of pageLimit nodes.
+	maxPageBytes = pageLimit * maxNodeBytes
+	// maxErrorBytes bounds an error answer, which client-go reads whole to find its Status; a
+	// real one is a few hundred bytes.
+	maxErrorBytes = 64 << 10
 	// maxUUID bounds the systemUUID kept of a node, as the name is bounded by the API server's
 	// rule (253) and the version by collector.MaxVersionBytes. A real one is 36 bytes: without a
 	// bound, 1,000 nodes whose systemUUID (and version) were just under maxToken made one
@@ -37,7 +43,38 @@ type Node struct {
 	KubeletVersion string
 }
 
-var errPageTooLarge = fmt.Errorf("an answer of the API server is over %d bytes", maxPageBytes)
+var errPageTooLarge = fmt.Errorf("an answer of the API server is over %d bytes (an error answer over %d)", maxPageBytes, maxErrorBytes)
+
+// listBytes bounds every byte read of one list, all its pages, after decompression and
+// whitespace included: (max_nodes + 1) × maxNodeBytes, 62.6 MiB at the default max_nodes of
+// 1,000. Past it the node side is output_too_large. The bytes, not only the nodes, cost the
+// exporter: each is decompressed and scanned.
+func listBytes(maxNodes int) int64 { return int64(maxNodes+1) * maxNodeBytes }
+
+// errListTooLarge is the error of a list past listBytes.
+type errListTooLarge struct{ limit int64 }
+
+func (e errListTooLarge) Error() string {
+	return fmt.Sprintf("the node list is over %d bytes (max_nodes + 1 nodes of %d bytes)", e.limit, maxNodeBytes)
+}
+
+// budgetReader reads from r until *left bytes are spent, shared by a list's pages.
+type budgetReader struct {
+	r     io.Reader
+	left  *int64
+	limit int64
+}
+
+func (b budgetReader) Read(p []byte) (int, error) {
+	if int64(len(p)) > *b.left+1 {
+		p = p[:*b.left+1]
+	}
+	n, err := b.r.Read(p)
+	if *b.left -= int64(n); *b.left < 0 {
+		return n, errListTooLarge{b.limit}
+	}
+	return n, err
+}
 
 // list pages through GET /api/v1/nodes with limit and continue. The metadata-only list would
 // leave out systemUUID, which sits in the node's status; the typed client of k8s.io/api would
@@ -52,13 +89,17 @@ func list(ctx context.Context, client rest.Interface, maxNodes int) ([]Node, err
 	var out []Node
 	seen := make(map[string]bool)
 	limit := strconv.Itoa(min(pageLimit, maxNodes+1))
+	budget := listBytes(maxNodes)
+	left := budget
 	cont := ""
 	for pages := 0; ; pages++ {
 		if pages > maxNodes {
 			// Every real page has a node; a server that pages on and on is not a real one.
 			return nil, withReason(reasonBadAnswer, fmt.Errorf("the node list did not end after %d pages", pages))
 		}
-		req := client.Get().Resource("nodes").Param("limit", limit)
+		// No retry by client-go (it would repeat a request answered with Retry-After up to ten
+		// times): a cycle asks each page once.
+		req := client.Get().Resource("nodes").Param("limit", limit).MaxRetries(0)
 		if cont != "" {
 			req = req.Param("continue", cont)
 		}
@@ -66,7 +107,7 @@ func list(ctx context.Context, client rest.Interface, maxNodes int) ([]Node, err
 		if err != nil {
 			return nil, requestFailure(ctx, err)
 		}
-		next, err := decodePage(body, func(n Node) error {
+		next, err := decodePage(budgetReader{r: body, left: &left, limit: budget}, func(n Node) error {
 			if msgs := validation.IsDNS1123Subdomain(n.Name); len(msgs) > 0 {
 				return withReason(reasonBadAnswer, fmt.Errorf("node name %.80q is not valid: %s", n.Name, msgs[0]))
 			}
@@ -101,7 +142,7 @@ func list(ctx context.Context, client rest.Interface, maxNodes int) ([]Node, err
 	return out, nil
 }
 
-// capBodies stops reading an answer past maxPageBytes.
+// capBodies stops reading an answer past maxPageBytes, an error answer past maxErrorBytes.
 func capBodies(rt http.RoundTripper) http.RoundTripper { return capTransport{rt} }
 
 type capTransport struct{ base http.RoundTripper }
@@ -109,7 +150,11 @@ type capTransport struct{ base http.RoundTripper }
 func (t capTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := t.base.RoundTrip(r)
 	if err == nil && resp.Body != nil {
-		resp.Body = &cappedBody{ReadCloser: resp.Body, left: maxPageBytes + 1}
+		limit := int64(maxPageBytes)
+		if resp.StatusCode < 200 || resp.StatusCode > 299 {
+			limit = maxErrorBytes
+		}
+		resp.Body = &cappedBody{ReadCloser: resp.Body, left: limit + 1}
 	}
 	return resp, err
 }

@@ -112,6 +112,7 @@ func (l *Lister) List(ctx context.Context, c collector.Cluster) (nodes []Node, e
 	// The next list of this cluster is a cycle away, longer than any idle connection is kept:
 	// closing it now bounds the open connections (and their buffers) by check.concurrency.
 	defer func() { cl.closeIdle() }()
+	cl.conns.reset()
 	nodes, err = list(ctx, cl.nodes, l.opts.MaxNodes)
 	if err != nil && cl.fromCloudStack && refetch(err) {
 		// A rotated credential (401, 403) or an API server at a new address (unreachable): ask
@@ -123,6 +124,7 @@ func (l *Lister) List(ctx context.Context, c collector.Cluster) (nodes []Node, e
 			err = ferr
 		case ferr == nil && fresh.sum != cl.sum:
 			l.log.Debug("fetched the cluster's kubeconfig again", "cluster_id", c.ID, "reason", Reason(err))
+			fresh.conns.reset()
 			nodes, err = list(ctx, fresh.nodes, l.opts.MaxNodes)
 			cl = fresh
 		}

@@ -42,14 +42,21 @@ func (t oneServer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
-// httpClient returns the client for rc: client-go's transport for it, wrapped in oneServer, and
-// a CheckRedirect that returns a 3xx as it is should one ever get past the transport.
-func httpClient(rc *rest.Config) (*http.Client, error) {
+// httpClient returns the client for rc: newTransport's (HTTP/1.1, dialling through conns) under
+// client-go's credential wrappers, wrapped in oneServer, and a CheckRedirect that returns a 3xx
+// as it is should one ever get past the transport.
+func httpClient(rc *rest.Config, conns *connBudget) (*http.Client, error) {
 	u, err := url.Parse(rc.Host)
 	if err != nil {
 		return nil, err
 	}
+	base, err := newTransport(rc, conns)
+	if err != nil {
+		return nil, err
+	}
 	rc = rest.CopyConfig(rc)
+	rc.TLSClientConfig = rest.TLSClientConfig{} // in base now; client-go refuses both
+	rc.Transport = base
 	rc.Wrap(func(rt http.RoundTripper) http.RoundTripper {
 		return oneServer{base: rt, scheme: u.Scheme, host: u.Host}
 	})
@@ -62,10 +69,14 @@ func httpClient(rc *rest.Config) (*http.Client, error) {
 }
 
 // requestFailure labels an error of a request: a redirect or a refused address is a bad answer
-// of the API server, anything else as classify says.
+// of the API server, a connection's errors as connectionFailure says, anything else as classify
+// says.
 func requestFailure(ctx context.Context, err error) error {
 	if errors.Is(err, errRedirect) || errors.Is(err, errElsewhere) {
 		return withReason(reasonBadAnswer, err)
+	}
+	if labelled := connectionFailure(err); labelled != nil {
+		return labelled
 	}
 	return classify(ctx, err)
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -125,7 +126,8 @@ func TestRealAPIServerFrozenAndStopped(t *testing.T) {
 
 // TestRealAPIServerManyNodes lists 1,200 nodes: past ssh.max_nodes's default of 1,000 the list is
 // too_many_nodes, and with the limit raised it pages through the real server's limit and
-// continue (500 a page: 3 pages), every node once.
+// continue (500 a page: 3 pages), every node once, over one HTTP/1.1 connection, which
+// kube-apiserver serves as it serves HTTP/2.
 func TestRealAPIServerManyNodes(t *testing.T) {
 	r := newRealRig(t, controlplanetest.Options{})
 	var want []controlplanetest.Node
@@ -149,19 +151,30 @@ func TestRealAPIServerManyNodes(t *testing.T) {
 		t.Errorf("nodes (-want +got):\n%s", diff)
 	}
 
-	// The same list through a client that counts its requests: the real server's pages.
+	// The same list through the lister's client, counting its requests and connections: the
+	// real server's pages, over one HTTP/1.1 connection.
 	rc, err := restConfig(admin, 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var requests atomic.Int32
+	var protocols sync.Map
 	rc.Wrap(func(rt http.RoundTripper) http.RoundTripper {
 		return roundTripFunc(func(req *http.Request) (*http.Response, error) {
 			requests.Add(1)
-			return rt.RoundTrip(req)
+			resp, err := rt.RoundTrip(req)
+			if err == nil {
+				protocols.Store(resp.Proto+" "+resp.TLS.NegotiatedProtocol, true)
+			}
+			return resp, err
 		})
 	})
-	client, err := rest.RESTClientFor(rc)
+	conns := newConnBudget()
+	hc, err := httpClient(rc, conns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := rest.RESTClientForConfigAndClient(rc, hc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,6 +184,15 @@ func TestRealAPIServerManyNodes(t *testing.T) {
 	if n := requests.Load(); n != 3 {
 		t.Errorf("%d requests for 1,200 nodes, want 3 pages of at most 500", n)
 	}
+	if opened := maxConns - conns.left.Load(); opened != 1 {
+		t.Errorf("%d connections for one list, want 1", opened)
+	}
+	protocols.Range(func(k, _ any) bool {
+		if k != "HTTP/1.1 http/1.1" {
+			t.Errorf("kube-apiserver answered over %q, want HTTP/1.1 (ALPN http/1.1)", k)
+		}
+		return true
+	})
 }
 
 type roundTripFunc func(*http.Request) (*http.Response, error)

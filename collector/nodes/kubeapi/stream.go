@@ -76,7 +76,7 @@ func pageFailure(ctx context.Context, err error) error {
 	switch {
 	case errors.As(err, &labelled):
 		return err
-	case errors.Is(err, errPageTooLarge), errors.Is(err, errTokenTooLarge):
+	case errors.Is(err, errPageTooLarge), errors.Is(err, errTokenTooLarge), errors.As(err, new(errListTooLarge)):
 		return withReason(reasonTooLarge, err)
 	case ctx.Err() != nil:
 		return classify(ctx, err)
@@ -240,42 +240,64 @@ func kind(tok json.Token) string {
 }
 
 // tokenGuard fails a read once a string or a bare value (number, literal) runs longer than
-// maxToken, before encoding/json's decoder, which buffers one whole token, holds it. It tracks
-// only whether it is inside a string and whether the last byte there was a backslash, which is
-// all JSON needs to find where a string ends.
+// maxToken, before encoding/json's decoder, which buffers one whole token, holds it. It also
+// hands the decoder one byte of each run of whitespace outside strings: the decoder keeps the
+// whitespace before a token in its buffer until the token comes, so 32 MiB of spaces (1 MB on
+// the wire under gzip) once held about 90 MB a list; JSON gives whitespace outside strings no
+// meaning, and one byte still separates what it separated. It tracks only whether it is inside
+// a string and whether the last byte there was a backslash, which is all JSON needs to find
+// where a string ends.
 type tokenGuard struct {
 	r        io.Reader
 	inString bool
 	escaped  bool
-	run      int // bytes of the current token so far
+	space    bool // the last byte handed on was whitespace outside a string
+	run      int  // bytes of the current token so far
 }
 
 func (g *tokenGuard) Read(p []byte) (int, error) {
-	n, err := g.r.Read(p)
-	for _, c := range p[:n] {
-		switch {
-		case g.inString:
+	for {
+		n, err := g.r.Read(p)
+		kept := 0
+		for _, c := range p[:n] {
+			space := false
 			switch {
-			case g.escaped:
-				g.escaped = false
-			case c == '\\':
-				g.escaped = true
+			case g.inString:
+				switch {
+				case g.escaped:
+					g.escaped = false
+				case c == '\\':
+					g.escaped = true
+				case c == '"':
+					g.inString = false
+				}
+				if g.inString {
+					g.run++
+				} else {
+					g.run = 0
+				}
+			case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+				space, g.run = true, 0
 			case c == '"':
-				g.inString, g.run = false, 0
-				continue
+				g.inString, g.run = true, 0
+			case c == '{' || c == '}' || c == '[' || c == ']' || c == ',' || c == ':':
+				g.run = 0
+			default:
+				g.run++
 			}
-			g.run++
-		case c == '"':
-			g.inString, g.run = true, 0
-		case c == '{' || c == '}' || c == '[' || c == ']' || c == ',' || c == ':' ||
-			c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			g.run = 0
-		default:
-			g.run++
+			if g.run > maxToken {
+				return 0, errTokenTooLarge
+			}
+			if space && g.space {
+				continue // dropped: its run has its one byte
+			}
+			g.space = space
+			p[kept] = c
+			kept++
 		}
-		if g.run > maxToken {
-			return 0, errTokenTooLarge
+		// A read of nothing but dropped whitespace reads again rather than return 0 bytes.
+		if kept > 0 || err != nil || n == 0 {
+			return kept, err
 		}
 	}
-	return n, err
 }

@@ -87,3 +87,14 @@ func (a *authority) issue(user, group string, server bool, ips ...net.IP) (tls.C
 	}
 	return pair, certPEM, keyPEM, nil
 }
+
+// newServing makes a CA as kubeadm does for a cluster and the API server's serving certificate
+// for 127.0.0.1 under it.
+func newServing() (*authority, tls.Certificate, error) {
+	ca, err := newAuthority("kubernetes")
+	if err != nil {
+		return nil, tls.Certificate{}, err
+	}
+	serving, _, _, err := ca.issue("kube-apiserver", "", true, net.IPv4(127, 0, 0, 1))
+	return ca, serving, err
+}

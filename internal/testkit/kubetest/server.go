@@ -7,7 +7,6 @@ import (
 	"crypto/x509"
 	"encoding/hex"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -61,11 +60,7 @@ type Request struct {
 
 // NewServer starts a Server on 127.0.0.1 with a new CA and no nodes.
 func NewServer() (*Server, error) {
-	ca, err := newAuthority("kubernetes")
-	if err != nil {
-		return nil, err
-	}
-	serving, _, _, err := ca.issue("kube-apiserver", "", true, net.IPv4(127, 0, 0, 1))
+	ca, serving, err := newServing()
 	if err != nil {
 		return nil, err
 	}

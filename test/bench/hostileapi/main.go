@@ -9,9 +9,11 @@
 //   - clean: what a real API server answers, the cluster's three nodes (the baseline);
 //   - one: a single answer of -size bytes (three nodes, the last with an image list that runs on);
 //   - paged: four pages of -size/4 bytes, each a valid page under the exporter's page bound, with
-//     a continue token to the next, so that every byte is read;
+//     a continue token to the next, so that every byte is read up to the list's bound;
 //   - fat: the pages of paged, filled with nodes whose systemUUID and kubeletVersion are just under
-//     the decoder's token bound (1 MiB), the fields the exporter keeps.
+//     the decoder's token bound (1 MiB), the fields the exporter keeps;
+//   - alias, spaces, gzip, headers, goaway, pings, settings: the attacks of attacks.go (a
+//     kubeconfig of YAML aliases, whitespace plain and under gzip, huge headers, HTTP/2 floods).
 //
 // The fakes run in this process, the exporter in its own, so that its RSS is its own.
 //
@@ -35,7 +37,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/kubetest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
 	"github.com/cks-drift-exporter/cks-drift-exporter/test/bench/procstat"
 	"github.com/cks-drift-exporter/cks-drift-exporter/test/bench/world"
@@ -45,7 +46,7 @@ func main() {
 	var (
 		bin     = flag.String("exporter", "./cks-drift-exporter", "the exporter binary (make build)")
 		conc    = flag.String("concurrency", "16,64", "check.concurrency of each run, comma-separated; each run has as many clusters and API servers")
-		shapes  = flag.String("shapes", "clean,one,paged,fat", "answer shapes, comma-separated (clean, one, paged, fat)")
+		shapes  = flag.String("shapes", "clean,one,paged,fat,alias,spaces,gzip,headers,goaway,pings,settings", "answer shapes and attacks, comma-separated (clean, one, paged, fat; alias, spaces, gzip, headers, goaway, pings, settings)")
 		size    = flag.Int("size", 100<<20, "bytes of each API server's answer (of all its pages)")
 		timeout = flag.Duration("timeout", 5*time.Minute, "kubernetes_api.timeout, long enough that the answers are read, not cut by the deadline")
 		dir     = flag.String("dir", "", "folder for the configurations and logs (default: a new temporary one)")
@@ -59,7 +60,7 @@ func main() {
 		*dir = d
 	}
 	fmt.Printf("hostile Kubernetes API servers, %d MiB of NodeList each; exporter %s; logs in %s\n", *size>>20, *bin, *dir)
-	fmt.Printf("%-6s %-12s %12s %10s %12s %s\n", "shape", "concurrency", "peak RSS", "CPU", "read", "node sides")
+	fmt.Printf("%-8s %-12s %12s %10s %14s %12s %s\n", "shape", "concurrency", "peak RSS", "CPU", "CPU/cluster", "read", "node sides")
 	for _, c := range strings.Split(*conc, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(c))
 		if err != nil || n <= 0 {
@@ -70,7 +71,7 @@ func main() {
 			if err != nil {
 				fail(fmt.Errorf("%s at %d: %w", shape, n, err))
 			}
-			fmt.Printf("%-6s %-12d %8.1f MiB %8.1f s %8.0f MiB %s\n", shape, n, float64(r.peakKiB)/1024, r.cpu, float64(r.read)/(1<<20), r.sides)
+			fmt.Printf("%-8s %-12d %8.1f MiB %8.1f s %12.3f s %8.0f MiB %s\n", shape, n, float64(r.peakKiB)/1024, r.cpu, r.cpu/float64(n), float64(r.read)/(1<<20), r.sides)
 		}
 	}
 }
@@ -90,10 +91,6 @@ type result struct {
 // measure runs one exporter for one cycle against n clusters whose API servers answer in shape.
 func measure(bin, dir, shape string, n, size int, timeout time.Duration) (result, error) {
 	var r result
-	answer, err := hostile(shape, size)
-	if err != nil {
-		return r, err
-	}
 	sim, err := simulator.New(simulator.Options{})
 	if err != nil {
 		return r, err
@@ -104,17 +101,12 @@ func measure(bin, dir, shape string, n, size int, timeout time.Duration) (result
 		if err != nil {
 			return r, err
 		}
-		srv, err := kubetest.NewServer()
+		conf, stop, err := tenant(shape, size, nodeNames(c))
 		if err != nil {
 			return r, err
 		}
-		defer srv.Close()
-		conf, err := srv.Kubeconfig(srv.NewToken(true))
-		if err != nil {
-			return r, err
-		}
+		defer stop()
 		sim.CloudStack.SetKubeconfig(c.ID, conf)
-		srv.SetAnswer(answer(nodeNames(c)))
 	}
 	cfg, err := sim.WriteFiles(dir, fmt.Sprintf("  node_source: kubernetes_api\n  concurrency: %d\n  interval: 1h\nkubernetes_api:\n  timeout: %s\n", n, timeout),
 		"  enabled: false\n")
