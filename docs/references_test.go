@@ -32,6 +32,7 @@ func TestGeneratedReferences(t *testing.T) {
 	}
 	meaning := func(d collector.Declaration) string { return d.Meaning }
 	when := func(d collector.Declaration) string { return d.When }
+	advice := func(d collector.Declaration) string { return d.Advice }
 	refs := []struct {
 		file, name, generated string
 		replace               func(doc, name, generated string) (string, error)
@@ -40,6 +41,7 @@ func TestGeneratedReferences(t *testing.T) {
 		{"configuration.md", "keys", docgen.ConfigTable(keys), docgen.Replace},
 		{"../README.md", "kinds", docgen.KindsTable("what it means", meaning), docgen.Replace},
 		{"how-it-works.md", "kinds", docgen.KindsTable("when", when), docgen.Replace},
+		{"notifications.md", "advice", docgen.KindsTable("the alert's last sentence", advice), docgen.Replace},
 	}
 	for name, part := range docgen.RuleParts() {
 		refs = append(refs, struct {

@@ -67,7 +67,7 @@ func TestAnnotationCapOneCluster20000Nodes(t *testing.T) {
 		t.Fatalf("%d annotations, want %d and one summary", len(annotations), maxAnnotations)
 	}
 	summary := annotations[maxAnnotations]
-	if want := fmt.Sprintf("[WARN] %d more new findings of VM map drift on Kubernetes cluster prod", nodes-maxAnnotations); !strings.HasPrefix(summary, want) {
+	if want := fmt.Sprintf("[WARN] %d more new findings on Kubernetes cluster prod were not annotated", nodes-maxAnnotations); !strings.HasPrefix(summary, want) {
 		t.Errorf("summary annotation %q, want it to start with %q", summary, want)
 	}
 	if got := e.cs.CallCount("generateAlert"); got != maxAlerts+1 {

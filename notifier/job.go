@@ -84,7 +84,7 @@ func (n *Notifier) texts(j job) (annotation, description string, alertType int, 
 		return InfoAnnotation(resolution(j.side, cs.Name, cs.Sides[j.side].State)), "", 0, ""
 	}
 	a := cs.Sides[j.side].Findings[j.key]
-	return WarnAnnotation(a.Message), AlertDescription(a.Message, cs.ref(j.clusterID)), a.AlertType, a.Kind
+	return WarnAnnotation(a.Message), AlertDescription(a.Kind, a.Message, cs.ref(j.clusterID)), a.AlertType, a.Kind
 }
 
 // announcement returns the announcement of the side's finding with the key; nil when there is

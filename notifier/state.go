@@ -116,12 +116,13 @@ type alertSummary struct {
 }
 
 // cappedCount is how many findings of one cluster the summary counts, with the names that
-// tell the cluster from another of the same name.
+// tell the cluster from another of the same name, and how many of each kind.
 type cappedCount struct {
-	Name    string `json:"name"`
-	Account string `json:"account,omitempty"`
-	Project string `json:"project,omitempty"`
-	Count   int    `json:"count"`
+	Name    string                 `json:"name"`
+	Account string                 `json:"account,omitempty"`
+	Project string                 `json:"project,omitempty"`
+	Count   int                    `json:"count"`
+	Kinds   map[collector.Kind]int `json:"kinds,omitempty"`
 }
 
 // event is something to log and announce, decided by update.

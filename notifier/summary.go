@@ -1,5 +1,7 @@
 package notifier
 
+import "github.com/cks-drift-exporter/cks-drift-exporter/collector"
+
 // The summary alert is the alert of every open finding the alert cap kept from an alert of its
 // own. Each pass that caps new findings replaces it (CloudStack keeps one un-archived alert per
 // type and zone, and the summary has one type): the new summary archives the previous one and
@@ -14,16 +16,17 @@ package notifier
 func (s *state) summarized() map[string]*cappedCount {
 	out := make(map[string]*cappedCount)
 	for id, cs := range s.Clusters {
-		n := 0
+		c := &cappedCount{Name: cs.Name, Account: cs.Account, Project: cs.Project, Kinds: map[collector.Kind]int{}}
 		for _, ss := range cs.Sides {
 			for _, a := range ss.Findings {
 				if a.Summarized {
-					n++
+					c.Count++
+					c.Kinds[a.Kind]++
 				}
 			}
 		}
-		if n > 0 {
-			out[id] = &cappedCount{Name: cs.Name, Account: cs.Account, Project: cs.Project, Count: n}
+		if c.Count > 0 {
+			out[id] = c
 		}
 	}
 	return out

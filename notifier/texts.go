@@ -14,8 +14,25 @@ import (
 // AlertName is the name of every alert the notifier raises.
 const AlertName = "KUBERNETES.CLUSTER.VM.MAP.CHECK"
 
-// alertSuffix follows every alert's text, after the cluster's identity.
-const alertSuffix = ". This is only reported, nothing was changed. Check the VMs of the Kubernetes cluster in CloudStack against its VMs and its Kubernetes nodes."
+// reportedOnly follows every alert's text, after the cluster's identity, before its advice.
+const reportedOnly = ". This is only reported, nothing was changed. "
+
+// mixedAdvice ends a summary alert whose findings are of kinds with different advice.
+const mixedAdvice = "The runbook of each finding is linked from the exporter's status page."
+
+// advice is the last sentence of the alerts of a kind, as its declaration says; a kind that is
+// not declared (a newer exporter's, in the state file) gets mixedAdvice.
+func advice(k collector.Kind) string {
+	if d, ok := k.Declaration(); ok {
+		return d.Advice
+	}
+	return mixedAdvice
+}
+
+// counted is n and the word for one or for many: "1 alert", "5 alerts".
+func counted(n int, one, many string) string {
+	return fmt.Sprintf("%d %s", n, oneOrMany(n, one, many))
+}
 
 // maxDescription is generateAlert's limit on the description, in UTF-16 code units: CloudStack
 // checks the length of the Java string.
@@ -78,30 +95,25 @@ func WarnAnnotation(message string) string { return "[WARN] " + safetext.Line(me
 func InfoAnnotation(message string) string { return "[INFO] " + safetext.Line(message, 0) }
 
 // AlertDescription is a finding's alert text: the message, the cluster's identity and what to
-// do. Where generateAlert's limit is passed, the message is cut, never the identity.
-func AlertDescription(message string, c ClusterRef) string {
-	return describe(safetext.Line(message, 0), c.Identity())
-}
-
-// describe joins an alert's text to the identity of what it is about and the suffix, within
-// maxDescription.
-func describe(text, identity string) string {
-	tail := ". " + identity + alertSuffix
-	return cutUTF16(text, maxDescription-utf16Len(tail)) + tail
+// do, the advice of the finding's kind. Where generateAlert's limit is passed, the message is
+// cut, never the identity.
+func AlertDescription(kind collector.Kind, message string, c ClusterRef) string {
+	tail := ". " + c.Identity() + reportedOnly + advice(kind)
+	return cutUTF16(safetext.Line(message, 0), maxDescription-utf16Len(tail)) + tail
 }
 
 // annotationSummary is the one annotation of a cluster past max_annotations_per_cluster in a
 // cycle: how many new findings were not annotated one by one.
 func annotationSummary(cluster string, more, limit int, findingsURL string) string {
-	return WarnAnnotation(fmt.Sprintf("%d more new findings of VM map drift on Kubernetes cluster %s were not annotated one by one (at most %d annotations per cluster and cycle); they are logged, and listed in %s",
-		more, cluster, limit, findingsWhere(findingsURL)))
+	return WarnAnnotation(fmt.Sprintf("%s on Kubernetes cluster %s %s not annotated one by one (at most %s per cluster and cycle); %s logged, and listed in %s",
+		counted(more, "more new finding", "more new findings"), cluster, wasWere(more), counted(limit, "annotation", "annotations"), itThey(more), findingsWhere(findingsURL)))
 }
 
 // dayBudgetSummary is the one annotation in 24 hours of a cluster past
 // max_announcements_per_cluster_per_day: how many new findings were not announced.
 func dayBudgetSummary(cluster string, more, limit int, findingsURL string) string {
-	return WarnAnnotation(fmt.Sprintf("%d more new findings of VM map drift on Kubernetes cluster %s were not annotated or alerted one by one (at most %d annotations and alerts per cluster in 24 hours); they are logged, and listed in %s",
-		more, cluster, limit, findingsWhere(findingsURL)))
+	return WarnAnnotation(fmt.Sprintf("%s on Kubernetes cluster %s %s not annotated or alerted one by one (at most %s per cluster in 24 hours); %s logged, and listed in %s",
+		counted(more, "more new finding", "more new findings"), cluster, wasWere(more), counted(limit, "annotation and alert", "annotations and alerts"), itThey(more), findingsWhere(findingsURL)))
 }
 
 // findingsWhere names where the operator finds every finding.
@@ -118,9 +130,13 @@ func findingsWhere(findingsURL string) string {
 func summaryDescription(capped map[string]*cappedCount, limit int, findingsURL string) string {
 	ids := make([]string, 0, len(capped))
 	total := 0
+	kinds := map[collector.Kind]int{}
 	for id, c := range capped {
 		ids = append(ids, id)
 		total += c.Count
+		for k, n := range c.Kinds {
+			kinds[k] += n
+		}
 	}
 	slices.SortFunc(ids, func(a, b string) int {
 		return cmp.Or(cmp.Compare(capped[b].Count, capped[a].Count), strings.Compare(a, b))
@@ -130,11 +146,70 @@ func summaryDescription(capped map[string]*cappedCount, limit int, findingsURL s
 		c := capped[id]
 		parts = append(parts, fmt.Sprintf("%s (%s): %d", safetext.Line(id, 64), c.owned(), c.Count))
 	}
-	d := fmt.Sprintf("%d more new findings of VM map drift were not alerted one by one (at most %d alerts per cycle). They are logged and annotated on their clusters; see %s for all of them. By cluster: %s",
-		total, limit, safetext.Line(findingsWhere(findingsURL), 0), strings.Join(parts, "; "))
-	tail := alertSuffix
+	d := fmt.Sprintf("%s%s %s not alerted one by one (at most %s per cycle). %s logged and annotated on %s; see %s for every finding. By cluster: %s",
+		counted(total, "more new finding", "more new findings"), ofKinds(kinds), wasWere(total), counted(limit, "alert", "alerts"),
+		oneOrMany(total, "It is", "They are"), oneOrMany(total, "its cluster", "their clusters"),
+		safetext.Line(findingsWhere(findingsURL), 0), strings.Join(parts, "; "))
+	tail := reportedOnly + summaryAdvice(kinds)
 	return cutUTF16(d, maxDescription-utf16Len(tail)) + tail
 }
+
+// ofKinds is " (2 node_version_mismatch, 1 unmapped_vm)": how many of each kind, the most first,
+// then in the declared order; empty where the state does not say (a summary of an older release).
+func ofKinds(kinds map[collector.Kind]int) string {
+	if len(kinds) == 0 {
+		return ""
+	}
+	order := make([]collector.Kind, 0, len(kinds))
+	for k := range kinds {
+		order = append(order, k)
+	}
+	slices.SortFunc(order, func(a, b collector.Kind) int {
+		return cmp.Or(cmp.Compare(kinds[b], kinds[a]), cmp.Compare(kindIndex(a), kindIndex(b)), strings.Compare(string(a), string(b)))
+	})
+	parts := make([]string, len(order))
+	for i, k := range order {
+		parts[i] = fmt.Sprintf("%d %s", kinds[k], safetext.Line(string(k), 64))
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// kindIndex is a kind's place in collector.Kinds, after every declared kind for one that is not.
+func kindIndex(k collector.Kind) int {
+	if i := slices.Index(collector.Kinds, k); i >= 0 {
+		return i
+	}
+	return len(collector.Kinds)
+}
+
+// summaryAdvice is the advice of the summary's kinds where they share one, else mixedAdvice.
+func summaryAdvice(kinds map[collector.Kind]int) string {
+	a := ""
+	for k := range kinds {
+		switch {
+		case a == "":
+			a = advice(k)
+		case a != advice(k):
+			return mixedAdvice
+		}
+	}
+	if a == "" {
+		return mixedAdvice
+	}
+	return a
+}
+
+// oneOrMany returns one for n == 1, else many: the words that agree with a count.
+func oneOrMany(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func wasWere(n int) string { return oneOrMany(n, "was", "were") }
+
+func itThey(n int) string { return oneOrMany(n, "it is", "they are") }
 
 // owned is "<name>, account <account>[, project <project>]" of a capped cluster.
 func (c *cappedCount) owned() string {

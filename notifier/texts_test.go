@@ -40,7 +40,7 @@ func TestTextsCarryNoUnsafeCharacters(t *testing.T) {
 			texts := map[string]string{
 				"WarnAnnotation":   notifier.WarnAnnotation(tt.in),
 				"InfoAnnotation":   notifier.InfoAnnotation(notifier.Resolution(collector.SideVM, tt.in)),
-				"AlertDescription": notifier.AlertDescription(tt.in, hostile),
+				"AlertDescription": notifier.AlertDescription(collector.KindVMNotANode, tt.in, hostile),
 			}
 			for fn, got := range texts {
 				if i := strings.IndexFunc(got, safetext.Unsafe); i >= 0 || !utf8Valid(got) {
@@ -50,7 +50,7 @@ func TestTextsCarryNoUnsafeCharacters(t *testing.T) {
 			if got := notifier.WarnAnnotation(tt.in); got != "[WARN] "+tt.want {
 				t.Errorf("WarnAnnotation(%q) = %q, want %q", tt.in, got, "[WARN] "+tt.want)
 			}
-			if got := notifier.AlertDescription(tt.in, acme); got != tt.want+identity+suffix {
+			if got := notifier.AlertDescription(collector.KindVMNotANode, tt.in, acme); got != tt.want+identity+suffix {
 				t.Errorf("AlertDescription(%q) = %q, want %q", tt.in, got, tt.want+identity+suffix)
 			}
 		})
@@ -77,7 +77,7 @@ func TestAlertDescriptionIdentifiesTheCluster(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := notifier.AlertDescription(msg, tt.ref); got != tt.want {
+			if got := notifier.AlertDescription(collector.KindNodeWithoutVM, msg, tt.ref); got != tt.want {
 				t.Errorf("AlertDescription = %q\nwant              %q", got, tt.want)
 			}
 		})
@@ -89,7 +89,7 @@ func TestAlertDescriptionIdentifiesTheCluster(t *testing.T) {
 // the message is made of characters outside the BMP (two code units each).
 func TestLongMessageKeepsTheIdentity(t *testing.T) {
 	for _, long := range []string{strings.Repeat("x", 2000), strings.Repeat("\U0001F600", 800)} {
-		got := notifier.AlertDescription("Kubernetes node "+long, acme)
+		got := notifier.AlertDescription(collector.KindNodeWithoutVM, "Kubernetes node "+long, acme)
 		if n := len(utf16.Encode([]rune(got))); n > 999 {
 			t.Errorf("description of %d UTF-16 code units, want at most 999", n)
 		}
@@ -132,7 +132,7 @@ func FuzzAlertDescription(f *testing.F) {
 	f.Add(strings.Repeat("\U0001F600", 600), "p", "a\xff", "web\u2066")
 	f.Fuzz(func(t *testing.T, message, name, account, project string) {
 		ref := notifier.ClusterRef{ID: acme.ID, Name: name, Account: account, Project: project}
-		got := notifier.AlertDescription(message, ref)
+		got := notifier.AlertDescription(collector.KindNodeWithoutVM, message, ref)
 		if !utf8Valid(got) || strings.IndexFunc(got, safetext.Unsafe) >= 0 {
 			t.Fatalf("AlertDescription = %q: not one safe line", got)
 		}
@@ -143,4 +143,21 @@ func FuzzAlertDescription(f *testing.F) {
 			t.Fatalf("AlertDescription = %q does not end with the identity", got)
 		}
 	})
+}
+
+// TestAlertAdviceByKind: each kind's alert ends with its own advice (collector.Declarations): a
+// version mismatch or a stuck cluster is not told to check the VM map.
+func TestAlertAdviceByKind(t *testing.T) {
+	const vmMap = "Check the VMs of the Kubernetes cluster in CloudStack against its VMs and its Kubernetes nodes."
+	for _, d := range collector.Declarations {
+		got := notifier.AlertDescription(d.Kind, "a message", acme)
+		if want := "a message" + identity + ". This is only reported, nothing was changed. " + d.Advice; got != want {
+			t.Errorf("%s: %q, want %q", d.Kind, got, want)
+		}
+	}
+	for _, k := range []collector.Kind{collector.KindNodeVersionMismatch, collector.KindStuckInOperation} {
+		if got := notifier.AlertDescription(k, "a message", acme); strings.HasSuffix(got, vmMap) {
+			t.Errorf("%s: ends with the VM map's advice: %q", k, got)
+		}
+	}
 }
