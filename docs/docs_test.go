@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -29,7 +30,8 @@ func TestDocsNameWhatExists(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tests, dirs := goTests(t, root), topDirs(t, root)
+	tests, allLiterals := goTests(t, root)
+	dirs := topDirs(t, root)
 	docs, err := filepath.Glob("*.md")
 	if err != nil || len(docs) == 0 {
 		t.Fatalf("no document: %v", err)
@@ -42,8 +44,12 @@ func TestDocsNameWhatExists(t *testing.T) {
 		for _, m := range codeSpan.FindAllStringSubmatch(string(b), -1) {
 			span := m[1]
 			if tm := testName.FindStringSubmatch(span); tm != nil {
-				if !tests[tm[1]] {
+				file, ok := tests[tm[1]]
+				switch {
+				case !ok:
 					t.Errorf("%s names the test %s, which does not exist", doc, tm[1])
+				case tm[2] != "" && !namesSubtest(file.strings, tm[2][1:]) && !namesSubtest(allLiterals, tm[2][1:]):
+					t.Errorf("%s names the subtest %s, which %s does not name", doc, span, file.path)
 				}
 				continue
 			}
@@ -62,11 +68,49 @@ func TestDocsNameWhatExists(t *testing.T) {
 	}
 }
 
-// goTests returns the names of the Go tests in the repository.
-func goTests(t *testing.T, root string) map[string]bool {
+// testFile is the file that declares a Go test, and the string literals in it.
+type testFile struct {
+	path    string
+	strings []string
+}
+
+// wildcard is how a document leaves out part of a subtest's name.
+var wildcard = regexp.MustCompile(`\.\.\.|\*`)
+
+// namesSubtest reports whether a subtest named as go test prints it (spaces made underscores,
+// "..." or "*" for a part left out) is named by one of the string literals: the whole name, or
+// each part of a name with a part left out. The literals are those of the test's file, or, for a
+// name the test takes from elsewhere (a fake's mode), of every Go file.
+func namesSubtest(literals []string, name string) bool {
+	name = strings.ReplaceAll(name, "_", " ")
+	parts := wildcard.Split(name, -1)
+	for _, part := range parts {
+		if part = strings.TrimSpace(part); part == "" {
+			continue
+		}
+		found := false
+		for _, lit := range literals {
+			lit = strings.ReplaceAll(lit, "_", " ")
+			if lit == part || len(parts) > 1 && strings.Contains(lit, part) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// goTests returns the Go tests in the repository by name, with the file of each, and the string
+// literals of every Go file.
+func goTests(t *testing.T, root string) (map[string]testFile, []string) {
 	t.Helper()
 	decl := regexp.MustCompile(`(?m)^func (Test\w+)\(`)
-	out := make(map[string]bool)
+	literal := regexp.MustCompile("\"((?:[^\"\\\\\n]|\\\\.)*)\"|`([^`]*)`")
+	out := make(map[string]testFile)
+	var all []string
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -74,22 +118,34 @@ func goTests(t *testing.T, root string) map[string]bool {
 		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") && path != root {
 			return filepath.SkipDir
 		}
-		if d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+		if d.IsDir() || !strings.HasSuffix(path, ".go") {
 			return nil
 		}
 		b, err := os.ReadFile(path)
 		if err != nil {
 			return err
 		}
+		f := testFile{path: strings.TrimPrefix(path, root+string(filepath.Separator))}
+		for _, m := range literal.FindAllStringSubmatch(string(b), -1) {
+			if s, err := strconv.Unquote(`"` + m[1] + `"`); err == nil && m[1] != "" {
+				f.strings = append(f.strings, s)
+			} else {
+				f.strings = append(f.strings, m[1]+m[2])
+			}
+		}
+		all = append(all, f.strings...)
+		if !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
 		for _, m := range decl.FindAllStringSubmatch(string(b), -1) {
-			out[m[1]] = true
+			out[m[1]] = f
 		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out
+	return out, all
 }
 
 // topDirs returns the top-level directories of the repository.
@@ -106,4 +162,22 @@ func topDirs(t *testing.T, root string) map[string]bool {
 		}
 	}
 	return out
+}
+
+// TestNamesSubtest: a subtest is found by its name as go test prints it, and a name no literal
+// holds (a renamed or removed row of a scenario table) is not.
+func TestNamesSubtest(t *testing.T) {
+	literals := []string{"scenario 2: worker's map row deleted", "authentication failure (wrong key)", "count mismatch", "hang_command"}
+	for name, want := range map[string]bool{
+		"scenario_2:_worker's_map_row_deleted": true,
+		"scenario_2:_worker's_map_row_removed": false,
+		"authentication_failure_(...)":         true,
+		"count_*":                              true,
+		"hang_command":                         true,
+		"scenario_9:_a_row_that_never_was":     false,
+	} {
+		if got := namesSubtest(literals, name); got != want {
+			t.Errorf("namesSubtest(%q) = %v, want %v", name, got, want)
+		}
+	}
 }
