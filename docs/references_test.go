@@ -3,6 +3,7 @@ package docs
 import (
 	"flag"
 	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -66,6 +67,27 @@ func TestGeneratedReferences(t *testing.T) {
 		}
 		if diff := cmp.Diff(want, string(b)); diff != "" {
 			t.Errorf("%s is stale: run make docs (-want +got):\n%s", ref.file, diff)
+		}
+	}
+	// The inline lists of kinds (<!-- kinds: ... -->) of every document.
+	docs, _ := filepath.Glob("*.md")
+	for _, file := range append(docs, "../README.md", "../CONTRIBUTING.md") {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := docgen.ReplaceKindLists(string(b))
+		if err != nil {
+			t.Errorf("%s: %v", file, err)
+		}
+		if *update {
+			if err := os.WriteFile(file, []byte(want), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if diff := cmp.Diff(want, string(b)); diff != "" {
+			t.Errorf("%s: a list of kinds is stale: run make docs (-want +got):\n%s", file, diff)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package docgen
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -95,4 +96,34 @@ func ReplaceLines(doc, name, generated string) (string, error) {
 	i += strings.IndexByte(doc[i:], '\n') + 1
 	j = strings.LastIndexByte(doc[:j], '\n') + 1
 	return doc[:i] + generated + doc[j:], nil
+}
+
+// inlineList is an inline list of kinds in a Markdown document:
+// <!-- kinds: <field>=<value> <last word> -->...<!-- end: kinds -->, where field is alert, side
+// or subject.
+var inlineList = regexp.MustCompile(`(<!-- kinds: (alert|side|subject)=(\S+) (\S+) -->)(.*?)(<!-- end: kinds -->)`)
+
+// ReplaceKindLists makes every inline list of kinds of doc again from the declarations: the
+// kinds whose alert, side or subject is the value, "`a`, `b` or `c`" with the last word given.
+func ReplaceKindLists(doc string) (string, error) {
+	var bad error
+	out := inlineList.ReplaceAllStringFunc(doc, func(m string) string {
+		g := inlineList.FindStringSubmatch(m)
+		field, value, last := g[2], g[3], g[4]
+		list := KindList(func(d collector.Declaration) bool {
+			switch field {
+			case "alert":
+				return d.Alert == value
+			case "side":
+				return string(d.Side) == value
+			default:
+				return string(d.Subject) == value
+			}
+		}, last)
+		if list == "" {
+			bad = fmt.Errorf("%s names no declared kind", g[1])
+		}
+		return g[1] + list + g[6]
+	})
+	return out, bad
 }
