@@ -12,7 +12,10 @@ type NodeList struct {
 	Versions map[string]string
 	Err      string // reason the list could not be read; empty when it was, or was never listed
 	Detail   string // with Err: one short sanitised line saying more
-	read     bool
+	// Slow: the listing took longer than its share of the node source's timeout, so that the
+	// next cycle lists the cluster in the lane of slow control nodes (the exporter's lanes).
+	Slow bool
+	read bool
 }
 
 // NodesRead is the list of a cluster whose nodes were read: their names, in the source's order,

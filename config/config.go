@@ -80,9 +80,10 @@ type Check struct {
 	// stuck_in_operation finding; 0 turns the finding off. Read on every reload.
 	StuckAfter  time.Duration `yaml:"stuck_after"`
 	Concurrency int           `yaml:"concurrency"` // Clusters whose nodes are listed at once (SSH sessions or API requests), 1..1024.
-	// HangingConcurrency is how many clusters whose control node timed out in the last cycle are
-	// listed at once, 1..1024, in a lane of their own beside the check.concurrency workers of the
-	// others: they mostly wait for ssh.timeout, which costs a socket and no CPU.
+	// HangingConcurrency is how many clusters whose control node timed out in the last cycle, or
+	// took longer than half of ssh.timeout (kubernetes_api.timeout) to answer, are listed at once,
+	// 1..1024, in a lane of their own beside the check.concurrency workers of the others: they
+	// mostly wait, which costs a socket and no CPU.
 	HangingConcurrency int  `yaml:"hanging_concurrency"`
 	IncludeProjects    bool `yaml:"include_projects"` // Also check project-owned clusters (listed with projectid=-1).
 	// MaxFindingSeriesPerCluster bounds the cks_drift_finding series of one cluster (its oldest

@@ -59,7 +59,7 @@ func cycle(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, sr
 		return next
 	}
 	turns.Next()
-	nodes := listLanes(ctx, checkLanes(inv, next.Shard, prev.Clusters, turns), src.nodes, src.listed, cfg.Check.Concurrency, cfg.Check.HangingConcurrency, logger)
+	nodes := listLanes(ctx, checkLanes(inv, next.Shard, prev.Clusters, turns), src.nodes, src.listed, cfg.Check.Concurrency, cfg.Check.HangingConcurrency, slowAfter(cfg), logger)
 	for _, nl := range nodes {
 		if nl.Err != "" {
 			next.NodeListFailures[nl.Err]++
@@ -102,17 +102,19 @@ func carry(prev *collector.Snapshot) *collector.Snapshot {
 }
 
 // listNodes lists the nodes of the clusters of one lane, in order, by at most concurrency workers
-// (workers.ForEach), each listing bounded by the lister's timeout. Clusters
-// not started when ctx ends are "cancelled".
-func listNodes(ctx context.Context, clusters []collector.Cluster, lister NodeLister, listed prometheus.Observer, concurrency int, logger *slog.Logger) map[string]collector.NodeList {
+// (workers.ForEach), each listing bounded by the lister's timeout; a listing that took longer
+// than slow is marked Slow (see lanes.go). Clusters not started when ctx ends are "cancelled".
+func listNodes(ctx context.Context, clusters []collector.Cluster, lister NodeLister, listed prometheus.Observer, concurrency int, slow time.Duration, logger *slog.Logger) map[string]collector.NodeList {
 	lists := make([]collector.NodeList, len(clusters))
 	started := make([]bool, len(clusters))
 	workers.ForEach(ctx, concurrency, len(clusters), func(i int) {
 		started[i] = true
 		start := time.Now()
 		lists[i] = listOne(ctx, clusters[i], lister, logger)
+		took := time.Since(start)
+		lists[i].Slow = took > slow
 		if listed != nil {
-			listed.Observe(time.Since(start).Seconds())
+			listed.Observe(took.Seconds())
 		}
 	})
 	out := make(map[string]collector.NodeList, len(clusters))

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
@@ -56,7 +57,7 @@ func TestListNodesBoundedWorkers(t *testing.T) {
 	listed := prometheus.NewHistogram(prometheus.HistogramOpts{Name: "listed", Buckets: []float64{1}})
 	done := make(chan map[string]collector.NodeList)
 	go func() {
-		done <- listNodes(t.Context(), clustersN(n), g, listed, concurrency, slog.New(slog.DiscardHandler))
+		done <- listNodes(t.Context(), clustersN(n), g, listed, concurrency, time.Hour, slog.New(slog.DiscardHandler))
 	}()
 	var first []string
 	for range concurrency {
@@ -95,7 +96,9 @@ func TestListNodesStopsOnShutdown(t *testing.T) {
 	g := &gateLister{calls: make(map[string]int), started: make(chan string, n), gate: make(chan struct{})}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan map[string]collector.NodeList)
-	go func() { done <- listNodes(ctx, clustersN(n), g, nil, concurrency, slog.New(slog.DiscardHandler)) }()
+	go func() {
+		done <- listNodes(ctx, clustersN(n), g, nil, concurrency, time.Hour, slog.New(slog.DiscardHandler))
+	}()
 	for range concurrency {
 		<-g.started
 	}

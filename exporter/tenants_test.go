@@ -70,18 +70,26 @@ func TestHangingTenantDoesNotDelayTheVictim(t *testing.T) {
 	}
 	e.editConfig("  timeout: 300ms\n", "  timeout: 1h\n")
 	e.postReload()
+	checkWhileNoisyWait(t, e, victim, noisy, (*sshtest.Server).Connections)
+}
+
+// checkWhileNoisyWait asks for the second cycle and expects, while it still waits on the noisy
+// nodes, the victim's node list read and every noisy node tried (tried counts what trying it
+// does on the node): they wait in a lane of their own, all at once.
+func checkWhileNoisyWait(t *testing.T, e *env, victim *sshtest.Server, noisy []*sshtest.Server, tried func(*sshtest.Server) int) {
+	t.Helper()
 	before := victim.Commands()
-	connected := make([]int, len(noisy))
+	started := make([]int, len(noisy))
 	for i, n := range noisy {
-		connected[i] = n.Connections()
+		started[i] = tried(n)
 	}
 	if code := post(t, e.url+"/-/check"); code != http.StatusAccepted {
 		t.Fatalf("/-/check: %d", code)
 	}
-	awaitCommand(t, victim, before, "the victim's nodes were not listed while the noisy tenant's hung")
+	awaitCommand(t, victim, before, "the victim's nodes were not listed while the noisy tenant's waited")
 	e.waitFor("every noisy node tried in its own lane", func() bool {
 		for i, n := range noisy {
-			if n.Connections() <= connected[i] {
+			if tried(n) <= started[i] {
 				return false
 			}
 		}
@@ -90,4 +98,45 @@ func TestHangingTenantDoesNotDelayTheVictim(t *testing.T) {
 	if got := e.cycles(); got != 1 {
 		t.Fatalf("%v cycles completed, want the second still waiting on the noisy nodes", got)
 	}
+}
+
+// TestSlowTenantWaitsApart: the noisy tenant's eight control nodes answer 5.5 s after their
+// command starts, within an ssh.timeout of 10 s but past half of it (slowFraction). In the next
+// cycle, with an ssh.timeout of an hour, two workers for the answering lane and the noisy nodes
+// now never answering, they wait in the slow lane, all tried at once, and the victim's node list
+// is read while every one of them still waits. (A node that answered just before the timeout
+// stayed in the answering lane: its two workers waited on two noisy nodes, and the other six were
+// not tried.)
+func TestSlowTenantWaitsApart(t *testing.T) {
+	var specs []simulator.ClusterSpec
+	for i := range 8 {
+		specs = append(specs, simulator.ClusterSpec{Name: fmt.Sprint(i), Account: "noisy"})
+	}
+	specs = append(specs, simulator.ClusterSpec{Name: "prod", Account: "victim"})
+	e, cs := newEnv(t, specs...)
+	var noisy []*sshtest.Server
+	for _, c := range cs[:8] {
+		node := e.sim.Node(c.ID)
+		node.SetCommandDelay(5500 * time.Millisecond)
+		noisy = append(noisy, node)
+	}
+	victim := e.sim.Node(cs[8].ID)
+	e.writeConfig("  interval: 1h\n  concurrency: 16\n", "")
+	e.editConfig("  timeout: 5s\n", "  timeout: 10s\n")
+	e.start()
+	e.waitFor("the first cycle", func() bool { return e.cycles() >= 1 })
+	for k, v := range matching(e.metrics(), `^cks_drift_kubectl_failures_total`) {
+		if v > 0 {
+			t.Fatalf("the first cycle failed listings, want every slow node read: %s = %v", k, v)
+		}
+	}
+
+	for _, n := range noisy {
+		n.SetCommandDelay(0)
+		n.SetMode(sshtest.HangCommand)
+	}
+	e.editConfig("  concurrency: 16\n", "  concurrency: 2\n")
+	e.editConfig("  timeout: 10s\n", "  timeout: 1h\n")
+	e.postReload()
+	checkWhileNoisyWait(t, e, victim, noisy, (*sshtest.Server).Commands)
 }

@@ -188,7 +188,15 @@ func (s *Server) exec(ch ssh.Channel, command string) bool {
 	s.changed = make(chan struct{})
 	mode, nodes := s.mode, append([]string(nil), s.nodes...)
 	versions := maps.Clone(s.versions)
+	delay := s.slowCommand
 	s.mu.Unlock()
+	if delay > 0 {
+		select {
+		case <-time.After(delay):
+		case <-s.done:
+			return true
+		}
+	}
 
 	switch mode {
 	case FailCommand:

@@ -71,6 +71,7 @@ type Server struct {
 	commands    int
 	signals     []string
 	drop        int           // connections still to close at once, as sshd's MaxStartups does
+	slowCommand time.Duration // waited by each command before it answers (SetCommandDelay)
 	changed     chan struct{} // closed and replaced whenever commands or signals grow
 
 	hostileBytes        int64 // written by the hostile modes
@@ -166,6 +167,14 @@ func (s *Server) SetMode(m Mode) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.mode = m
+}
+
+// SetCommandDelay makes every command started after it wait d before it answers as the mode
+// says: a control node that answers, slowly (d just under the client's timeout).
+func (s *Server) SetCommandDelay(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.slowCommand = d
 }
 
 // SetHostKey replaces the host key for later connections, as re-installing a control node does;
