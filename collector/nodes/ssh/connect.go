@@ -34,9 +34,10 @@ func retryJitter(timeout time.Duration) time.Duration {
 	return timeout/10 + rand.N(timeout/2)
 }
 
-// connect dials addr and completes the SSH handshake and authentication. The connection's own
-// deadline is a backstop a little after ctx's deadline; ctx ending is what interrupts.
-func (l *Lister) connect(ctx context.Context, deadline time.Time, clusterID, addr, user string) (*gossh.Client, net.Conn, error) {
+// connect dials addr and completes the SSH handshake and authentication; rejected records what
+// the host key callback refused, for the whole connection. The connection's own deadline is a
+// backstop a little after ctx's deadline; ctx ending is what interrupts.
+func (l *Lister) connect(ctx context.Context, deadline time.Time, clusterID, addr, user string, rejected *verdict) (*gossh.Client, net.Conn, error) {
 	var d net.Dialer
 	raw, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
@@ -50,7 +51,6 @@ func (l *Lister) connect(ctx context.Context, deadline time.Time, clusterID, add
 		return nil, nil, fail(ctx, deadline, reasonOther, "set deadline", err)
 	}
 
-	rejected := &verdict{}
 	hostKeyAlgos := l.hostKeyAlgorithmsFor(clusterID, addr, conn.RemoteAddr())
 	sc, chans, reqs, err := gossh.NewClientConn(conn, addr, &gossh.ClientConfig{
 		User:              user,

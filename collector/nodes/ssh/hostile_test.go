@@ -1,6 +1,8 @@
 package ssh
 
 import (
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -26,6 +28,42 @@ func TestStderrFloodEndsTheCommand(t *testing.T) {
 	if got := f.srv.HostileBytes(); got > 16<<20 {
 		t.Errorf("the node wrote %d MiB to stderr, want little more than the %d MiB bound", got>>20, maxStderr>>20)
 	}
+}
+
+// TestRekeyFloodEndsTheSession: a node that asks for a new key exchange after every 256 bytes it
+// prints, and prints node lines without end, is ended as bad_output after maxKeyExchanges
+// exchanges, long before ssh.timeout, having got little out. (Every exchange was answered:
+// the session ran on to the output cap or the timeout, about 1.3 s of the exporter's CPU for a
+// 5 s timeout.) It logs the time, the bytes and the CPU the session took, both ends together.
+func TestRekeyFloodEndsTheSession(t *testing.T) {
+	f := newFixture(t)
+	f.srv.SetMode(sshtest.RekeyFlood)
+	l := f.lister(t, func(o *Options) { o.Timeout = 30 * time.Second })
+	cpu0, start := cpuTime(t), time.Now()
+	nodes, err := f.nodes(t, l)
+	took, cpu := time.Since(start), cpuTime(t)-cpu0
+	wantReason(t, nodes, err, reasonBadOutput)
+	if d := Detail(err); !strings.Contains(d, "key exchanges") {
+		t.Errorf("Detail = %q, want it to name the key exchanges", d)
+	}
+	// What the node got out between the exchanges it was granted (they come 256 bytes apart,
+	// and the node writes on while the next one is under way): far below the output cap of
+	// 4 MiB that ended the session before.
+	got := f.srv.HostileBytes()
+	if got > 1<<20 {
+		t.Errorf("the node printed %d KiB, want little: the session ends after %d key exchanges", got>>10, maxKeyExchanges)
+	}
+	t.Logf("session ended after %v, %d bytes printed, %v of CPU (exporter and fake node)", took, got, cpu)
+}
+
+// cpuTime is the CPU time the test process has used, user and system.
+func cpuTime(t *testing.T) time.Duration {
+	t.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // TestHostileControlNode: attacks that the lister already bounded; each is labelled and returns

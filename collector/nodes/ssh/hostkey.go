@@ -15,11 +15,13 @@ import (
 )
 
 // verdict keeps a host key callback's own error, because the ssh package wraps it into handshake
-// text and the label must not depend on that wording. It is locked because the callback runs on
-// the ssh package's goroutine, which a timeout can leave running after the handshake returned.
+// text and the label must not depend on that wording, and the connection's key exchanges so far
+// (rekey.go). It is locked because the callback runs on the ssh package's goroutine, which a
+// timeout can leave running after the handshake returned.
 type verdict struct {
-	mu  sync.Mutex
-	err error
+	mu        sync.Mutex
+	err       error
+	exchanges int
 }
 
 func (v *verdict) set(err error) {
@@ -34,9 +36,13 @@ func (v *verdict) get() error {
 	return v.err
 }
 
-// hostKeyCallback returns the callback for one handshake, recording a refusal in rejected.
+// hostKeyCallback returns the callback for one connection, called at the end of each of its key
+// exchanges, recording a refusal in rejected.
 func (l *Lister) hostKeyCallback(clusterID, addr string, rejected *verdict) gossh.HostKeyCallback {
 	return func(_ string, remote net.Addr, key gossh.PublicKey) error {
+		if err := rejected.exchange(); err != nil {
+			return err
+		}
 		var err error
 		switch l.policy {
 		case config.HostKeyInsecure:

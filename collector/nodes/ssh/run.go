@@ -37,13 +37,15 @@ func (l *Lister) run(ctx context.Context, clusterID, addr, user string) ([]byte,
 	if !ok {
 		deadline = time.Now().Add(l.timeout)
 	}
-	client, conn, err := l.connect(ctx, deadline, clusterID, addr, user)
+	rejected := &verdict{}
+	client, conn, err := l.connect(ctx, deadline, clusterID, addr, user, rejected)
 	if errors.Is(err, errDropped) {
 		l.metrics.HandshakeRetries.Inc()
 		wait := time.NewTimer(l.jitter())
 		select {
 		case <-wait.C:
-			client, conn, err = l.connect(ctx, deadline, clusterID, addr, user)
+			rejected = &verdict{}
+			client, conn, err = l.connect(ctx, deadline, clusterID, addr, user, rejected)
 		case <-ctx.Done():
 			wait.Stop()
 			err = fail(ctx, deadline, reasonHandshake, "wait to retry the handshake", err)
@@ -65,7 +67,12 @@ func (l *Lister) run(ctx context.Context, clusterID, addr, user string) ([]byte,
 		_ = conn.Close()
 	})
 	defer stop()
-	return l.exec(ctx, deadline, client, &running)
+	out, err := l.exec(ctx, deadline, client, &running)
+	if err != nil && rejected.tooManyExchanges() {
+		// The refused key exchange closed the connection: the read or wait failed for it.
+		return nil, errTooManyKeyExchanges
+	}
+	return out, err
 }
 
 // exec runs the configured command in a new session of client, publishing the session in

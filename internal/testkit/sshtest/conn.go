@@ -124,6 +124,9 @@ func (s *Server) serverConfig(mode Mode) *ssh.ServerConfig {
 			return nil, errors.New("sshtest: key not authorized")
 		},
 	}
+	if mode == RekeyFlood {
+		cfg.RekeyThreshold = 256 // the lowest the ssh package takes
+	}
 	s.mu.Lock()
 	for _, k := range s.hostKeys {
 		cfg.AddHostKey(k)
@@ -221,6 +224,9 @@ func (s *Server) exec(ch ssh.Channel, command string) bool {
 		exit(ch, 0)
 	case Drip:
 		s.drip(ch)
+		return false
+	case RekeyFlood:
+		s.endlessNodes(ch)
 		return false
 	default:
 		_, _ = io.WriteString(ch, nodeOutput(command, nodes, versions))

@@ -84,8 +84,27 @@ func (s *Server) drip(ch ssh.Channel) {
 	}
 }
 
-// HostileBytes returns how many bytes the hostile modes (EndlessBanner, FloodStderr, Drip)
-// wrote in all.
+// endlessNodes prints node lines without end, as fast as the connection takes them: with
+// RekeyFlood, each 256 bytes of them wait for a new key exchange.
+func (s *Server) endlessNodes(ch ssh.Channel) {
+	line := []byte("node/rekey-control-1\n")
+	for {
+		select {
+		case <-s.done:
+			return
+		default:
+		}
+		if _, err := ch.Write(line); err != nil {
+			return
+		}
+		s.mu.Lock()
+		s.hostileBytes += int64(len(line))
+		s.mu.Unlock()
+	}
+}
+
+// HostileBytes returns how many bytes the hostile modes (EndlessBanner, FloodStderr, Drip,
+// RekeyFlood) wrote in all.
 func (s *Server) HostileBytes() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()

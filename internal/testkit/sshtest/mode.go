@@ -46,6 +46,9 @@ const (
 	// when its API server accepts connections and never answers: five klog lines, then
 	// "Unable to connect to the server: context deadline exceeded".
 	APITimeout
+	// RekeyFlood asks for a new key exchange after every 256 bytes it writes (x/crypto/ssh's
+	// lowest RekeyThreshold) and prints node lines without end.
+	RekeyFlood
 )
 
 // HugeSize is how many bytes Huge mode prints at least: more than any sane output cap.
@@ -82,6 +85,8 @@ func (m Mode) String() string {
 		return "forbidden"
 	case APITimeout:
 		return "api_timeout"
+	case RekeyFlood:
+		return "rekey_flood"
 	default:
 		return fmt.Sprintf("mode(%d)", int(m))
 	}
