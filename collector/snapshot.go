@@ -85,12 +85,20 @@ func Evaluate(prev []ClusterStatus, inv Inventory, nodes map[string]NodeList, no
 // mapped by clusters of other shards still count as mapped, so a shard never takes another
 // shard's VM for unmapped.
 func EvaluateShard(prev []ClusterStatus, inv Inventory, nodes map[string]NodeList, now time.Time, grace time.Duration, shard Shard, memory FirstSeenMemory) []ClusterStatus {
+	return evaluate(prev, inv, nodes, now, grace, shard, memory, nil)
+}
+
+// evaluate is EvaluateShard for the clusters only names, or all of them when only is nil.
+func evaluate(prev []ClusterStatus, inv Inventory, nodes map[string]NodeList, now time.Time, grace time.Duration, shard Shard, memory FirstSeenMemory, only map[string]bool) []ClusterStatus {
 	before := make(map[string]ClusterStatus, len(prev))
 	for _, s := range prev {
 		before[s.Cluster.ID] = s
 	}
 	idx := NewIndex(inv)
 	checked, skipped := Plan(inv, shard)
+	if only != nil {
+		checked, skipped = among(checked, only), among(skipped, only)
+	}
 	out := make([]ClusterStatus, 0, len(checked)+len(skipped))
 	for _, c := range skipped {
 		p := before[c.ID].withAccepted() // the rules are applied afresh to every finding

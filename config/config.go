@@ -21,6 +21,8 @@ type Config struct {
 	Database   Database   `yaml:"database"`
 	// KubernetesAPI says how nodes are listed with check.node_source kubernetes_api.
 	KubernetesAPI KubernetesAPI `yaml:"kubernetes_api"`
+	// Events says how CloudStack's events reach the exporter; see Events.
+	Events Events `yaml:"events"`
 	// Accept lists the findings an operator accepts; a reload applies changes.
 	Accept []AcceptRule `yaml:"accept,omitempty"`
 }
@@ -250,6 +252,12 @@ func defaults() Config {
 			Path: "/var/lib/cks-drift-exporter/state.db",
 		},
 		KubernetesAPI: KubernetesAPI{Timeout: 10 * time.Second},
+		Events: Events{
+			RecheckDelay: 2 * time.Second,
+			// Two a second: at six API requests each, a small share of what a sweep of a large
+			// cloud asks.
+			MaxRechecksPerMinute: 120,
+		},
 	}
 }
 

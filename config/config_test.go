@@ -76,6 +76,11 @@ func TestLoadGood(t *testing.T) {
 			QueryTimeout:    10 * time.Second,
 		},
 		KubernetesAPI: KubernetesAPI{KubeconfigDir: "testdata/kubeconfigs", Timeout: 7 * time.Second},
+		Events: Events{
+			Webhook:              EventsWebhook{Enabled: true, SecretKey: "Heron-Hook-Secret-4471", SecretKeyFile: "testdata/secrets/webhook-secret"},
+			RecheckDelay:         5 * time.Second,
+			MaxRechecksPerMinute: 30,
+		},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Load(good.yml) mismatch (-want +got):\n%s", diff)
@@ -138,6 +143,7 @@ func TestLoadMinimalTakesDefaults(t *testing.T) {
 		Inventory:     Inventory{Source: SourceAPI},
 		Database:      Database{MaxOpenConns: 2, MaxIdleConns: 1, ConnMaxLifetime: 5 * time.Minute, QueryTimeout: 30 * time.Second},
 		KubernetesAPI: KubernetesAPI{Timeout: 10 * time.Second},
+		Events:        Events{RecheckDelay: 2 * time.Second, MaxRechecksPerMinute: 120},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Load(minimal.yml) mismatch (-want +got):\n%s", diff)

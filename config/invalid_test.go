@@ -78,7 +78,11 @@ notifier.max_announcements_per_cluster_per_day: must be between 1 and 100000, no
 	"fair-bounds-big": `check.hanging_concurrency: must be between 1 and 1024, not 1025
 check.max_finding_series_per_cluster: must be between 1 and 100000, not 100001
 notifier.max_announcements_per_cluster_per_day: must be between 1 and 100000, not 100001`,
-	"webhook-token":       `notifier.webhook_token or notifier.webhook_token_file is required`,
+	"webhook-token": `notifier.webhook_token or notifier.webhook_token_file is required`,
+	// CloudStack's webhook is served only with the secret that proves a delivery is CloudStack's.
+	"events": `events.webhook.secret_key or events.webhook.secret_key_file is required
+events.recheck_delay: must be between 0s and 1m0s, not 2m0s
+events.max_rechecks_per_minute: must be between 0 and 100000, not -1`,
 	"unset-variable":      `line 3: cloudstack.api_key: environment variable CS_API_KEY is not set`,
 	"missing-secret-file": `cloudstack.api_key_file: open testdata/secrets/does-not-exist: no such file or directory`,
 	"empty-secret-file":   `cloudstack.secret_key_file: testdata/secrets/empty is empty`,

@@ -100,6 +100,7 @@ func validate(c *Config) []*problem {
 	v.positive("database.conn_max_lifetime", c.Database.ConnMaxLifetime)
 	v.positive("database.query_timeout", c.Database.QueryTimeout)
 	v.nodeSource(c)
+	v.events(c.Events)
 	v.accept(c.Accept)
 	return v
 }
@@ -151,7 +152,7 @@ func resolvePaths(c *Config, dir string) {
 		&c.CloudStack.APIKeyFile, &c.CloudStack.SecretKeyFile, &c.CloudStack.CAFile,
 		&c.SSH.PrivateKeyFile, &c.SSH.KnownHostsFile, &c.Storage.Path, &c.Database.DSNFile,
 		&c.KubernetesAPI.KubeconfigDir,
-		&c.Notifier.WebhookTokenFile,
+		&c.Notifier.WebhookTokenFile, &c.Events.Webhook.SecretKeyFile,
 	} {
 		if *p != "" && !filepath.IsAbs(*p) {
 			*p = filepath.Join(dir, *p)
@@ -174,6 +175,7 @@ func readSecrets(c *Config, known []*problem) []*problem {
 		{"cloudstack.secret_key", cs.SecretKeyFile, &cs.SecretKey},
 		{"database.dsn", c.Database.DSNFile, &c.Database.DSN},
 		{"notifier.webhook_token", c.Notifier.WebhookTokenFile, &c.Notifier.WebhookToken},
+		{"events.webhook.secret_key", c.Events.Webhook.SecretKeyFile, &c.Events.Webhook.SecretKey},
 	} {
 		fileKey := s.key + "_file"
 		if s.file == "" || *s.secret != "" || reported(known, s.key) || reported(known, fileKey) {

@@ -17,6 +17,7 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/nodes/ssh"
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
+	"github.com/cks-drift-exporter/cks-drift-exporter/events"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/safetext"
 	"github.com/cks-drift-exporter/cks-drift-exporter/notifier"
@@ -84,6 +85,12 @@ type Exporter struct {
 	reloadTime   prometheus.Gauge
 	reloadsTotal *prometheus.CounterVec
 	webhooks     *prometheus.CounterVec
+
+	// CloudStack's events: the webhook's and the event bus's, dispatched by dispatchEvents.
+	eventMetrics *events.Metrics
+	seen         *events.Seen
+	eventCh      chan events.Event
+	rechecks     *rechecks // the clusters events asked to re-check, for the loop to take
 }
 
 // New loads the configuration, opens the state file and builds the back ends. Any failure here
@@ -130,6 +137,9 @@ func New(opts Options) (*Exporter, error) {
 		stopped:    make(chan struct{}),
 		reloadLog:  &reloadLog{logger: opts.Logger, now: opts.Now},
 		httpLimits: defaultHTTPLimits,
+		seen:       events.NewSeen(seenEvents),
+		eventCh:    make(chan events.Event, eventQueue),
+		rechecks:   newRechecks(),
 	}
 	// Every failure reason is exported from the start, at zero, so that increase() over it has
 	// data in a healthy cloud too.

@@ -12,6 +12,7 @@ func (e *Exporter) handler(telemetryPath string) (http.Handler, error) {
 	mux.Handle(telemetryPath, e.exposition)
 	mux.HandleFunc("GET /findings", e.serveFindings)
 	mux.HandleFunc("POST /alertmanager/webhook", e.serveWebhook)
+	mux.Handle("POST /cloudstack/events", e.cloudStackEvents())
 	mux.HandleFunc("GET /-/healthy", func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = w.Write([]byte("Healthy\n"))
 	})

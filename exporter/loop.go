@@ -49,6 +49,7 @@ func (e *Exporter) loop(ctx context.Context) {
 		done         chan job // set while a job runs
 		wantCycle    bool
 		wantAnnounce bool
+		wantRecheck  bool
 		retired      []sources // replaced by reloads while a job runs: closed when it ends
 	)
 	for {
@@ -65,6 +66,8 @@ func (e *Exporter) loop(ctx context.Context) {
 			wantCycle = true
 		case <-e.announce:
 			wantAnnounce = true
+		case <-e.rechecks.signal:
+			wantRecheck = true
 		case reply := <-e.reloads:
 			replaced, toggled, err := e.applyReload()
 			if err == nil {
@@ -97,6 +100,9 @@ func (e *Exporter) loop(ctx context.Context) {
 		case wantAnnounce:
 			wantAnnounce = false
 			done = e.start(ctx, false)
+		case wantRecheck:
+			wantRecheck = false
+			done = e.startRecheck(ctx)
 		}
 	}
 }
@@ -105,10 +111,19 @@ func (e *Exporter) loop(ctx context.Context) {
 func (e *Exporter) start(ctx context.Context, cycle bool) chan job {
 	done := make(chan job, 1) // the job never waits for the loop
 	cfg, src := e.current()
+	var covered map[string]*pendingRecheck
+	if cycle {
+		covered = e.rechecks.take() // a cycle checks them too
+	}
 	e.at(handoffStarted)
 	go func() {
 		if cycle {
 			e.runCycle(ctx, cfg, src)
+			if e.lastSnapshot().Success {
+				e.rechecks.observe(covered, e.now())
+			} else {
+				e.rechecks.keep(covered) // for the next cycle, or a re-check once one has read
+			}
 		} else {
 			e.announcePass(ctx)
 		}

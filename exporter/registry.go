@@ -7,6 +7,7 @@ import (
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/nodes/ssh"
+	"github.com/cks-drift-exporter/cks-drift-exporter/events"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
 	"github.com/cks-drift-exporter/cks-drift-exporter/notifier"
 )
@@ -55,6 +56,11 @@ func (e *Exporter) newLiveRegistry() *prometheus.Registry {
 		e.reloadOK, e.reloadTime, e.reloadsTotal, e.webhooks, e.refused,
 		e.conns.open, e.conns.evicted, e.sshMetrics, e.apiMetrics,
 	)
+	if e.rechecks == nil {
+		e.rechecks = newRechecks()
+	}
+	r.MustRegister(e.rechecks.count, e.rechecks.latency)
+	e.eventMetrics = events.NewMetrics(r)
 	e.notifierMetrics = notifier.NewMetrics(r)
 	e.annotationGuard = notifier.NewAnnotationGuard(r, e.logger)
 	return r

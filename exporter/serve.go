@@ -49,8 +49,9 @@ func (e *Exporter) Run(ctx context.Context, o ServeOptions) error {
 	defer cancel()
 
 	var wg sync.WaitGroup
-	wg.Add(2)
+	wg.Add(3)
 	go func() { defer wg.Done(); e.loop(ctx) }()
+	go func() { defer wg.Done(); e.dispatchEvents(ctx) }()
 	go func() { defer wg.Done(); e.reloadOnHUP(ctx) }()
 
 	serveErr := make(chan error, 1)

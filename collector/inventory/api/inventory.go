@@ -3,6 +3,8 @@ package api
 import (
 	"context"
 
+	cs "github.com/apache/cloudstack-go/v2/cloudstack"
+
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
 )
@@ -37,8 +39,7 @@ func (s *Source) Inventory(ctx context.Context) (collector.Inventory, error) {
 	joinLegacy(clusters, byID)
 	var rules []pfRule
 	if ruleScopes := s.scopesOf(clusters, func(r clusterRow) bool { return s.opts.SSHPort == 0 && r.controlID != "" }); len(ruleScopes) > 0 {
-		rules, err = listScopes(ruleScopes, "port forwarding rules", func(r pfRule) string { return r.id },
-			listPages(c, "listPortForwardingRules", "portforwardingrule", cloudstackapi.Total, size, nil, toRule))
+		rules, err = portForwardingRules(c, ruleScopes, size, nil)
 		if err != nil {
 			return collector.Inventory{}, err
 		}
@@ -46,13 +47,9 @@ func (s *Source) Inventory(ctx context.Context) (collector.Inventory, error) {
 	ssh := indexRules(rules)
 	var nat map[string]string
 	if natScopes := s.scopesOf(clusters, func(r clusterRow) bool { return needsSourceNAT(r, ssh) }); len(natScopes) > 0 {
-		ips, err := listScopes(natScopes, "source NAT addresses", func(ip wireIP) string { return string(ip.ID) },
-			listPages(c, "listPublicIpAddresses", "publicipaddress", cloudstackapi.Total, size, map[string]string{"issourcenat": "true"},
-				func(ip *wireIP) wireIP { return *ip }))
-		if err != nil {
+		if nat, err = sourceNAT(c, natScopes, size, nil); err != nil {
 			return collector.Inventory{}, err
 		}
-		nat = sourceNATByNetwork(ips)
 	}
 	s.addVersions(c, clusters)
 	s.addClusters(&inv, clusters, ssh, nat)
@@ -83,4 +80,21 @@ func joinVMs(vms []vmRow) (collector.Inventory, map[string]*vmRow) {
 		}
 	}
 	return inv, byID
+}
+
+// portForwardingRules lists the port-forwarding rules in scopes, narrowed by extra (an owner).
+func portForwardingRules(c *cs.CloudStackClient, scopes []string, size int, extra map[string]string) ([]pfRule, error) {
+	return listScopes(scopes, "port forwarding rules", func(r pfRule) string { return r.id },
+		listPages(c, "listPortForwardingRules", "portforwardingrule", cloudstackapi.Total, size, extra, toRule))
+}
+
+// sourceNAT lists the source NAT addresses in scopes, narrowed by extra (an owner), by network.
+func sourceNAT(c *cs.CloudStackClient, scopes []string, size int, extra map[string]string) (map[string]string, error) {
+	with := withOwner(map[string]string{"issourcenat": "true"}, extra)
+	ips, err := listScopes(scopes, "source NAT addresses", func(ip wireIP) string { return string(ip.ID) },
+		listPages(c, "listPublicIpAddresses", "publicipaddress", cloudstackapi.Total, size, with, func(ip *wireIP) wireIP { return *ip }))
+	if err != nil {
+		return nil, err
+	}
+	return sourceNATByNetwork(ips), nil
 }

@@ -56,7 +56,26 @@ type operationSeen struct {
 func (o *operations) operationStarts(c *cs.CloudStackClient, clusters []collector.Cluster) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	next := make(map[string]operationSeen)
+	o.seen = o.starts(c, clusters, make(map[string]operationSeen))
+}
+
+// operationStartsOf is operationStarts for some clusters only (a re-check's): what is known of
+// the others is kept.
+func (o *operations) operationStartsOf(c *cs.CloudStackClient, clusters []collector.Cluster) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	next := make(map[string]operationSeen, len(o.seen))
+	for id, seen := range o.seen {
+		next[id] = seen
+	}
+	for i := range clusters {
+		delete(next, clusters[i].ID)
+	}
+	o.seen = o.starts(c, clusters, next)
+}
+
+// starts sets OperationStarted of clusters and records what it found in next, which it returns.
+func (o *operations) starts(c *cs.CloudStackClient, clusters []collector.Cluster, next map[string]operationSeen) map[string]operationSeen {
 	for i := range clusters {
 		k := &clusters[i]
 		if !collector.OperationState(k.State) {
@@ -74,7 +93,7 @@ func (o *operations) operationStarts(c *cs.CloudStackClient, clusters []collecto
 		k.OperationStarted = at
 		next[k.ID] = operationSeen{state: k.State, at: at}
 	}
-	o.seen = next
+	return next
 }
 
 // eventMatch is how a look-up finds a cluster's events.

@@ -1,0 +1,64 @@
+package api
+
+import (
+	"context"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
+)
+
+// ClusterInventory reads one cluster again, for a re-check that an event asked for: the cluster
+// by id (listKubernetesClusters id=), the VMs of its owner (its map's VMs and every VM that may be
+// named as one of its nodes), and, where its SSH target needs them, the owner's port-forwarding
+// rules and source NAT address. Every list is scoped to the owner, so the requests do not grow
+// with the cloud. A cluster that no longer exists gives an inventory without it.
+func (s *Source) ClusterInventory(ctx context.Context, of collector.Cluster) (collector.Inventory, error) {
+	c := s.api.SDK(ctx)
+	size := s.opts.PageSize
+	scope, owner := "", map[string]string{"account": of.Account, "domainid": of.DomainID}
+	if of.ProjectID != "" {
+		scope, owner = of.ProjectID, nil
+	}
+	clusters, err := listScopes([]string{scope}, "kubernetes clusters", func(r clusterRow) string { return r.cluster.ID },
+		listPages(c, "listKubernetesClusters", "kubernetescluster", cloudstackapi.PageOrTotal, size, map[string]string{"id": of.ID}, toClusterRow))
+	if err != nil {
+		return collector.Inventory{}, err
+	}
+	vms, err := listScopes([]string{scope}, "virtual machines", func(v vmRow) string { return v.vm.ID },
+		listPages(c, "listVirtualMachines", "virtualmachine", cloudstackapi.Total, size, withOwner(map[string]string{"details": "min"}, owner), toVMRow))
+	if err != nil {
+		return collector.Inventory{}, err
+	}
+	inv, byID := joinVMs(vms)
+	joinLegacy(clusters, byID)
+	var rules []pfRule
+	if s.opts.SSHPort == 0 && len(clusters) > 0 && clusters[0].controlID != "" {
+		rules, err = portForwardingRules(c, []string{scope}, size, owner)
+		if err != nil {
+			return collector.Inventory{}, err
+		}
+	}
+	ssh := indexRules(rules)
+	var nat map[string]string
+	if len(clusters) > 0 && needsSourceNAT(clusters[0], ssh) {
+		if nat, err = sourceNAT(c, []string{scope}, size, owner); err != nil {
+			return collector.Inventory{}, err
+		}
+	}
+	s.addVersions(c, clusters)
+	s.addClusters(&inv, clusters, ssh, nat)
+	s.ops.operationStartsOf(c, inv.Clusters)
+	return inv, nil
+}
+
+// withOwner returns extra narrowed to owner.
+func withOwner(extra, owner map[string]string) map[string]string {
+	out := make(map[string]string, len(extra)+len(owner))
+	for k, v := range owner {
+		out[k] = v
+	}
+	for k, v := range extra {
+		out[k] = v
+	}
+	return out
+}
