@@ -49,7 +49,7 @@ func TestOperationStarted(t *testing.T) {
 				got[c.Name] = c.OperationStarted
 			}
 			want := map[string]time.Time{"scaling": at, "starting": at.Add(-time.Minute), "running": {}, "removing": {}}
-			if v >= mariadbtest.V4_19 { // the schema that has event.resource_id
+			if v >= mariadbtest.V4_17 { // the schema that has event.resource_id
 				want["removing"] = at.Add(-2 * time.Minute)
 			}
 			for name, w := range want {

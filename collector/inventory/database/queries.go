@@ -34,7 +34,11 @@ import (
 //   - schema-42010to42100.sql (4.21) also renames user_vm_details, the VM details table where CKS
 //     keeps a control node's login user, to vm_instance_details (details.go).
 //   - older than CKS: uuid columns (schema-2214to30.sql, 3.0), projects (3.0),
-//     user_ip_address.removed (schema-430to431.sql).
+//     user_ip_address.removed (schema-430to440.sql).
+//
+// internal/testkit/mariadbtest/testdata/cloudstack/<release>.txt holds, per release, every table
+// and column the statements name with the line of that release's SQL that declares it;
+// TestQueriesNameWhatCloudStackHas checks the statements against it.
 type columns struct {
 	controlCount string // control_node_count, or master_node_count before 4.16
 	clusterType  bool
@@ -302,26 +306,9 @@ func (r reader) read(ctx context.Context) (out rows, step string, err error) {
 	}); err != nil {
 		return out, "read the schema", err
 	}
-	c := columns{
-		clusterType: present[[2]string{"kubernetes_cluster", "cluster_type"}],
-		etcdCount:   present[[2]string{"kubernetes_cluster", "etcd_node_count"}],
-		mapControl:  present[[2]string{"kubernetes_cluster_vm_map", "control_node"}],
-		mapEtcd:     present[[2]string{"kubernetes_cluster_vm_map", "etcd_node"}],
-		mapExternal: present[[2]string{"kubernetes_cluster_vm_map", "external_node"}],
-		mapVersion:  present[[2]string{"kubernetes_cluster_vm_map", "kubernetes_node_version"}],
-		versions: present[[2]string{"kubernetes_cluster", "kubernetes_version_id"}] &&
-			present[[2]string{"kubernetes_supported_version", "semantic_version"}],
-		events:        present[[2]string{"event", "description"}],
-		eventResource: present[[2]string{"event", "resource_id"}],
-	}
-	c.details = detailsOf(present)
-	switch {
-	case present[[2]string{"kubernetes_cluster", "control_node_count"}]:
-		c.controlCount = "control_node_count"
-	case present[[2]string{"kubernetes_cluster", "master_node_count"}]:
-		c.controlCount = "master_node_count"
-	default:
-		return out, "read the schema", errNoCKS
+	c, err := detect(present)
+	if err != nil {
+		return out, "read the schema", err
 	}
 	out.cols = c
 	if c.details == "" {
@@ -402,4 +389,31 @@ func (r reader) read(ctx context.Context) (out rows, step string, err error) {
 		return out, "read nics", err
 	}
 	return out, "", nil
+}
+
+// detect is what the schema has, from the (table, column) pairs information_schema shows the
+// account.
+func detect(present map[[2]string]bool) (columns, error) {
+	c := columns{
+		clusterType: present[[2]string{"kubernetes_cluster", "cluster_type"}],
+		etcdCount:   present[[2]string{"kubernetes_cluster", "etcd_node_count"}],
+		mapControl:  present[[2]string{"kubernetes_cluster_vm_map", "control_node"}],
+		mapEtcd:     present[[2]string{"kubernetes_cluster_vm_map", "etcd_node"}],
+		mapExternal: present[[2]string{"kubernetes_cluster_vm_map", "external_node"}],
+		mapVersion:  present[[2]string{"kubernetes_cluster_vm_map", "kubernetes_node_version"}],
+		versions: present[[2]string{"kubernetes_cluster", "kubernetes_version_id"}] &&
+			present[[2]string{"kubernetes_supported_version", "semantic_version"}],
+		events:        present[[2]string{"event", "description"}],
+		eventResource: present[[2]string{"event", "resource_id"}],
+	}
+	c.details = detailsOf(present)
+	switch {
+	case present[[2]string{"kubernetes_cluster", "control_node_count"}]:
+		c.controlCount = "control_node_count"
+	case present[[2]string{"kubernetes_cluster", "master_node_count"}]:
+		c.controlCount = "master_node_count"
+	default:
+		return c, errNoCKS
+	}
+	return c, nil
 }

@@ -25,6 +25,8 @@ const (
 	// V4_16: master_node_count renamed control_node_count; kubernetes_cluster_vm_map.control_node
 	// (schema-41520to41600.sql).
 	V4_16
+	// V4_17: event.resource_id and resource_type (schema-41610to41700.sql).
+	V4_17
 	// V4_19: kubernetes_cluster.cluster_type (schema-41810to41900.sql).
 	V4_19
 	// V4_21: kubernetes_cluster.etcd_node_count, kubernetes_cluster_vm_map.etcd_node and
@@ -36,13 +38,15 @@ const (
 )
 
 // SchemaOf returns the schema version of a release line ("4.14" ... "4.22"): the schema changes
-// that matter to the exporter came in 4.16, 4.19 and 4.21, so several lines share one.
+// that matter to the exporter came in 4.16, 4.17, 4.19 and 4.21, so several lines share one.
 func SchemaOf(release string) Version {
 	switch release {
 	case "4.14", "4.15":
 		return V4_14
-	case "4.16", "4.17", "4.18":
+	case "4.16":
 		return V4_16
+	case "4.17", "4.18":
+		return V4_17
 	case "4.19", "4.20":
 		return V4_19
 	default:
@@ -51,7 +55,7 @@ func SchemaOf(release string) Version {
 }
 
 func (v Version) String() string {
-	return [...]string{"unset", "4.14", "4.16", "4.19", "4.21"}[v]
+	return [...]string{"unset", "4.14", "4.16", "4.17", "4.19", "4.21"}[v]
 }
 
 // downgrade lists the statements that turn the current schema into v's.
@@ -64,10 +68,10 @@ func (v Version) downgrade() []string {
 			"RENAME TABLE `vm_instance_details` TO `user_vm_details`")
 	}
 	if v < V4_19 {
-		// event.resource_id and resource_type came in 4.17, within V4_16's lines; CKS's commands
-		// fill them from 4.21 on only, so V4_16 goes without them.
-		stmts = append(stmts, "ALTER TABLE `kubernetes_cluster` DROP COLUMN `cluster_type`",
-			"ALTER TABLE `event` DROP COLUMN `resource_id`, DROP COLUMN `resource_type`")
+		stmts = append(stmts, "ALTER TABLE `kubernetes_cluster` DROP COLUMN `cluster_type`")
+	}
+	if v < V4_17 {
+		stmts = append(stmts, "ALTER TABLE `event` DROP COLUMN `resource_id`, DROP COLUMN `resource_type`")
 	}
 	if v < V4_16 {
 		stmts = append(stmts,

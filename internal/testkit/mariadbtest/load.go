@@ -158,12 +158,12 @@ func (w *rowSet) tables(v Version) []table {
 		nics.rows = append(nics.rows, []any{n.ID, n.VM.ID, n.Address, n.Network.ID, n.Default, removedAt(n.Removed, time.Unix(0, 0).UTC())})
 	}
 	events := table{name: "event", cols: []string{"id", "uuid", "account_id", "type", "state", "description", "created", "level", "archived"}}
-	if v >= V4_19 {
+	if v >= V4_17 {
 		events.cols = append(events.cols, "resource_id", "resource_type")
 	}
 	for _, e := range w.Events {
 		row := []any{e.ID, e.UUID, e.AccountID, e.Type, e.State, e.Description, e.Created, "INFO", e.Archived}
-		if v >= V4_19 {
+		if v >= V4_17 {
 			row = append(row, e.ResourceID, e.ResourceType)
 		}
 		events.rows = append(events.rows, row)

@@ -6,7 +6,9 @@
 -- read. Foreign keys are kept where CloudStack has them on rows the tests delete (the VM map, the
 -- port-forwarding rules); as in CloudStack there is none from kubernetes_cluster_vm_map.vm_id to
 -- vm_instance, so a row may name a VM id that does not exist. Version.downgrade removes what older
--- releases lack. Statements end with a semicolon at the end of a line.
+-- releases lack. Statements end with a semicolon at the end of a line. testdata/cloudstack/<release>.txt
+-- describes each release's tables and columns from CloudStack's own SQL at the release, line by
+-- line; TestSchemaIsCloudStacks checks that this schema, at each release's Version, has exactly those.
 
 -- create-schema.sql; uuid from schema-2214to30.sql (3.0).
 CREATE TABLE `domain` (
@@ -135,7 +137,7 @@ CREATE TABLE `kubernetes_cluster_vm_map` (
   CONSTRAINT `fk_kubernetes_cluster_vm_map__cluster_id` FOREIGN KEY `fk_kubernetes_cluster_vm_map__cluster_id`(`cluster_id`) REFERENCES `kubernetes_cluster`(`id`) ON DELETE CASCADE
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8;
 
--- create-schema.sql; uuid from schema-2214to30.sql, removed from schema-430to431.sql. network_id
+-- create-schema.sql; uuid from schema-2214to30.sql, removed from schema-430to440.sql. network_id
 -- is the network the address is associated with (IPAddressVO.associatedWithNetworkId).
 CREATE TABLE `user_ip_address` (
   `id` bigint unsigned NOT NULL UNIQUE auto_increment,
