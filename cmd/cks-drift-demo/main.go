@@ -62,7 +62,7 @@ func run(ctx context.Context, listen, dir string, interval time.Duration, source
 	defer sim.Close()
 	// The simulated cloud is new on every run: so is the exporter's state.
 	_ = os.Remove(filepath.Join(dir, "state.db"))
-	cfgPath, err := sim.WriteFiles(dir, check, "  max_alerts_per_cycle: 5\n")
+	cfgPath, err := sim.WriteFiles(dir, check, fmt.Sprintf("  max_alerts_per_cycle: %d\n", maxAlerts))
 	if err != nil {
 		return err
 	}
@@ -84,6 +84,8 @@ func run(ctx context.Context, listen, dir string, interval time.Duration, source
 	fmt.Printf("== One check cycle, as `cks-drift-exporter --once` prints it (the exporter's log: %s):\n", logPath)
 	fmt.Println()
 	e.RunOnce(ctx, os.Stdout, report.FormatTable)
+	fmt.Println()
+	printNotShown(os.Stdout)
 
 	l, err := net.Listen("tcp", listen)
 	if err != nil {
