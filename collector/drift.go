@@ -61,6 +61,9 @@ func Compare(c Cluster, idx *Index, nodes NodeList, now time.Time, grace time.Du
 		}
 	}
 
+	res.VM = append(res.VM, compareMapExcess(c)...)
+	res.VM = append(res.VM, compareNotRunning(c, young)...)
+
 	if nodes.Read() {
 		res.Node = compareNodes(c, named, nodes.Names, young)
 		res.Node = append(res.Node, compareVersions(c, named, nodes, young)...)

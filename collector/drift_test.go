@@ -144,11 +144,17 @@ func TestCompare(t *testing.T) {
 			},
 		},
 		{
-			name: "stopped mapped VM is not expected as a node",
+			name: "stopped mapped VM is not expected as a node, but is mapped_vm_not_running",
 			edit: func(w *world) {
 				w.cluster.Mapped[1].State = "Stopped"
 				w.nodes.Names = []string{"test-control-1a1c6eb7f00", "test-node-1a1c6ebf01d"}
 			},
+			wantVM: []brief{{"mapped_vm_not_running", "w1", "test-node-1a1c6eb8176"}},
+		},
+		{
+			name:   "a scale-down left a worker more than the size in the map: vm_map_excess",
+			edit:   func(w *world) { w.cluster.WorkerNodes = 1 },
+			wantVM: []brief{{"vm_map_excess", "", ""}},
 		},
 		{
 			name: "look-alike VM of another account is not this cluster's",

@@ -154,6 +154,26 @@ var Declarations = []Declaration{
 		Rule: "The VM map of Kubernetes cluster {{ $labels.cluster_name }} in CloudStack lists fewer VMs than the cluster's control, worker and etcd nodes ({{ $labels.kind }}); the numbers are in the finding's message on the exporter's /findings page.",
 	},
 	{
+		Kind: KindVMMapExcess, Side: SideVM, Subject: SubjectCluster,
+		When:    "the map holds more worker VMs (live VMs that are not control, etcd or external nodes) than the cluster's size; a scale-down of a cluster with several control nodes leaves them on 4.21 and 4.22 (apache/cloudstack#12229)",
+		Meaning: "The cluster's VM map holds more worker VMs than its size: CKS's next scale counts from the size and leaves the extra workers out of it.",
+		Action:  "Scale the cluster to the number of workers its map holds, or remove the extra workers with scaleKubernetesCluster's nodeids, then to the size you want.",
+		Advice:  checkVMs,
+		Anchor:  "vm_map_excess",
+		Alert:   "CKSVMMapDrift", Severity: "warning",
+		Rule: "The VM map of Kubernetes cluster {{ $labels.cluster_name }} in CloudStack holds more worker VMs than the cluster's size ({{ $labels.kind }}); the numbers are in the finding's message on the exporter's /findings page.",
+	},
+	{
+		Kind: KindMappedVMNotRunning, Side: SideVM, Subject: SubjectVM,
+		When:    "a VM of the map, past the grace period, is in a state other than Running and not Destroyed or Expunging (Stopped, Error, Starting, ...) while the cluster is Running or in Alert",
+		Meaning: "A VM of the cluster's map is not running: CloudStack keeps the cluster in Alert, and CKS's next upgrade, which reaches every node over SSH, fails.",
+		Action:  "Find who stopped it in the events (a user, or HA); start the VM, or replace the node with a scale.",
+		Advice:  "Start the VM, or find in CloudStack's events why it stopped.",
+		Anchor:  "mapped_vm_not_running",
+		Alert:   "CKSVMMapDrift", Severity: "warning",
+		Rule: "VM {{ $labels.vm_name }} ({{ $labels.vm_id }}) of Kubernetes cluster {{ $labels.cluster_name }} is not running in CloudStack ({{ $labels.kind }}); its state is in the finding's message on the exporter's /findings page.",
+	},
+	{
 		Kind: KindVMNotANode, Side: SideNode, Subject: SubjectVM,
 		When:    "a Running VM of the map, past the grace period and not an etcd node, is not a Kubernetes node",
 		Meaning: "A running VM of the cluster is not a Kubernetes node: it never joined, or its kubelet stopped.",
@@ -201,8 +221,14 @@ const (
 	KindMappedVMExpunged Kind = "mapped_vm_expunged"
 	KindMappedVMMissing  Kind = "mapped_vm_missing"
 	KindVMMapIncomplete  Kind = "vm_map_incomplete"
-	KindVMNotANode       Kind = "vm_not_a_node"
-	KindNodeWithoutVM    Kind = "node_without_vm"
+	// KindVMMapExcess: the map holds more worker VMs than the cluster's size (one finding per
+	// cluster; cksops.go).
+	KindVMMapExcess Kind = "vm_map_excess"
+	// KindMappedVMNotRunning: a VM of the map is in a state other than Running, and not on its way
+	// out (that is KindMappedVMExpunged; cksops.go).
+	KindMappedVMNotRunning Kind = "mapped_vm_not_running"
+	KindVMNotANode         Kind = "vm_not_a_node"
+	KindNodeWithoutVM      Kind = "node_without_vm"
 	// KindNodeVersionMismatch: a node's kubelet runs another Kubernetes version
 	// (major.minor.patch) than CloudStack records for the cluster: an upgrade that CloudStack
 	// shows as done while nodes still run the old kubelet, or one that stopped half-way
