@@ -3,6 +3,7 @@ package docs
 import (
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -18,10 +19,24 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the generated parts of the docs and the rules (make docs)")
 
+// module is the path of this repository's module.
+const module = "github.com/cks-drift-exporter/cks-drift-exporter"
+
+// goList is what go list says each package of the module imports.
+func goList(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "../...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	return string(out)
+}
+
 // TestGeneratedReferences fails when the generated parts of metrics.md (from the metric
 // families the exporter registers), configuration.md (from the configuration's Go types,
 // their comments and config.Defaults), the kinds tables of README.md and how-it-works.md or the
-// drift alerts of the rules (from collector.Declarations) are stale; `make docs` rewrites them.
+// drift alerts of the rules (from collector.Declarations) or the import table of ARCHITECTURE.md
+// (from go list) are stale; `make docs` rewrites them.
 func TestGeneratedReferences(t *testing.T) {
 	families, err := exporter.MetricFamilies()
 	if err != nil {
@@ -43,6 +58,7 @@ func TestGeneratedReferences(t *testing.T) {
 		{"../README.md", "kinds", docgen.KindsTable("what it means", meaning), docgen.Replace},
 		{"how-it-works.md", "kinds", docgen.KindsTable("when", when), docgen.Replace},
 		{"notifications.md", "advice", docgen.KindsTable("the alert's last sentence", advice), docgen.Replace},
+		{"ARCHITECTURE.md", "imports", docgen.ImportsTable(goList(t), module, "internal/testkit", "test/", "tools/", "docs", "examples"), docgen.Replace},
 	}
 	for name, part := range docgen.RuleParts() {
 		refs = append(refs, struct {
