@@ -37,7 +37,8 @@ func Preflight(ctx context.Context, configFile string, w io.Writer, logger *slog
 	if src.close != nil {
 		defer func() { _ = src.close() }()
 	}
-	if !p.apis(ctx, src.api, cfg.CloudStack.Endpoint, preflightAPIs(cfg)) {
+	names, needed := preflightAPIs(cfg)
+	if !p.apis(ctx, src.api, cfg.CloudStack.Endpoint, names, needed) {
 		return p.done() // without the endpoint and the keys nothing below can pass
 	}
 	if cfg.Inventory.Source == config.SourceAPI {
@@ -80,33 +81,10 @@ func (p *preflight) done() int {
 	return 1
 }
 
-// preflightAPIs are the APIs the key's role must allow with cfg: the reads always (the first
-// three the check cannot do without; without the fourth, kubelet versions are not compared), the
-// notifier's calls when it sends them.
-func preflightAPIs(cfg *config.Config) []string {
-	// With the database source the API only writes (and gives kubeconfigs): the first name is
-	// asked first, to prove the endpoint and the keys.
-	apis := []string{"listKubernetesClusters"}
-	if cfg.Inventory.Source == config.SourceAPI {
-		apis = append(apis, "listVirtualMachines", "listPortForwardingRules", "listKubernetesSupportedVersions")
-	}
-	if cfg.Check.NodeSource == config.NodeSourceKubernetesAPI && cfg.KubernetesAPI.KubeconfigDir == "" {
-		apis = append(apis, "getKubernetesClusterConfig")
-	}
-	if cfg.Notifier.Enabled {
-		if cfg.Notifier.Annotations {
-			apis = append(apis, "addAnnotation", "listAnnotations")
-		}
-		if cfg.Notifier.Alerts {
-			apis = append(apis, "generateAlert", "listAlerts", "archiveAlerts", "queryAsyncJobResult")
-		}
-	}
-	return apis
-}
-
-// apis asks listApis about each API: CloudStack lists only the APIs the caller's role allows,
-// and answers an error for the others. The first call also proves the endpoint and the keys.
-func (p *preflight) apis(ctx context.Context, api *cloudstackapi.Client, endpoint string, names []string) bool {
+// apis asks listApis about each API (apiCommands): CloudStack lists only the APIs the caller's
+// role allows, and answers an error for the others. The first call also proves the endpoint and
+// the keys. It reports whether the first needed of names are allowed.
+func (p *preflight) apis(ctx context.Context, api *cloudstackapi.Client, endpoint string, names []string, needed int) bool {
 	sdk := api.SDK(ctx)
 	readsOK := true
 	for i, name := range names {
@@ -122,7 +100,7 @@ func (p *preflight) apis(ctx context.Context, api *cloudstackapi.Client, endpoin
 		if i == 0 && err == nil {
 			p.check("CloudStack API at "+endpoint, "the keys are accepted", nil)
 		}
-		if !p.check("the key's role allows "+name, "yes", err) && i < 3 {
+		if !p.check("the key's role allows "+name, "yes", err) && i < needed {
 			readsOK = false
 		}
 	}

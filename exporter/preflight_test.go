@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/logtest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/sshtest"
@@ -54,6 +56,21 @@ func TestPreflight(t *testing.T) {
 	}
 	if w := e.writes(); len(w) != 0 {
 		t.Fatalf("preflight wrote to CloudStack: %q", w)
+	}
+	// It asked listApis about every command the configuration makes the exporter call.
+	var asked []string
+	for _, c := range e.sim.CloudStack.Calls() {
+		if c.Command == "listApis" {
+			asked = append(asked, c.Params.Get("name"))
+		}
+	}
+	cfg, err := config.Load(e.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := preflightAPIs(cfg)
+	if !slices.Equal(asked, want) || !slices.Contains(asked, "listEvents") {
+		t.Errorf("preflight asked listApis about %v, want %v", asked, want)
 	}
 
 	// One fault: the control node of gamma, the one cluster of zone2, refuses SSH.
