@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"k8s.io/client-go/rest"
 )
@@ -47,7 +48,8 @@ type connBudget struct {
 }
 
 func newConnBudget() *connBudget {
-	b := &connBudget{}
+	// client-go's dialer settings; kubernetes_api.timeout bounds a list as a whole.
+	b := &connBudget{dialer: net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}}
 	b.reset()
 	return b
 }
@@ -73,8 +75,11 @@ func newTransport(rc *rest.Config, conns *connBudget) (*http.Transport, error) {
 	}
 	tc.NextProtos = []string{"http/1.1"}
 	return &http.Transport{
-		// Kept from client-go's default transport: an operator's HTTPS_PROXY applies.
+		// Kept from client-go's default transport: an operator's HTTPS_PROXY applies, and a
+		// handshake dripped by the server ends after 10 s.
 		Proxy:                  http.ProxyFromEnvironment,
+		TLSHandshakeTimeout:    10 * time.Second,
+		IdleConnTimeout:        90 * time.Second,
 		DialContext:            conns.dial,
 		TLSClientConfig:        tc,
 		TLSNextProto:           map[string]func(string, *tls.Conn) http.RoundTripper{},
