@@ -1,18 +1,19 @@
 # Multi-stage build: a static binary on a minimal base, running as a non-root user.
-#   docker build --build-arg REVISION=$(git rev-parse HEAD) .
+#   docker build --build-arg VERSION=$(packaging/version.sh) --build-arg REVISION=$(git rev-parse HEAD) .
 # GO_VERSION's default is .go-version's without "go" (packaging/packaging_test.go checks that they
-# agree): the base image's Go builds, with nothing downloaded by the build. The version is the
-# VERSION file's, read by make build; .git is not in the context (.dockerignore), so the revision
-# is an argument.
+# agree): the base image's Go builds, with nothing downloaded by the build. .git is not in the
+# context (.dockerignore), so the version (packaging/version.sh: the VERSION file's at a release,
+# 0.1.0+103.gd2b6b0a after it) and the revision are arguments, for the binary and the labels.
 ARG GO_VERSION=1.27.3
 FROM golang:${GO_VERSION}-bookworm AS build
 ARG REVISION=unknown
+ARG VERSION=0.1.0
 ENV GOTOOLCHAIN=local
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN make build REVISION=${REVISION} BRANCH=unknown
+RUN make build VERSION=${VERSION} REVISION=${REVISION} BRANCH=unknown
 
 FROM gcr.io/distroless/static-debian12:nonroot
 ARG REVISION=unknown

@@ -11,8 +11,11 @@ GO        ?= go
 # `go mod tidy` keeps at least as high as the dependencies ask.
 export GOTOOLCHAIN ?= $(shell cat .go-version)
 BINARY    := cks-drift-exporter
-# The version of the binary, the packages and the image: the VERSION file (packaging/version.sh).
+# The version of the binary, the packages and the image: the VERSION file at a release, with the
+# commit count and commit after it (0.1.0+103.gd2b6b0a; packaging/version.sh). RELEASE is the
+# VERSION file's alone: the chart's appVersion.
 VERSION   ?= $(shell packaging/version.sh)
+RELEASE   := $(shell tr -d ' \n' <VERSION)
 REVISION  ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 BRANCH    ?= $(shell git rev-parse --abbrev-ref HEAD 2>/dev/null || echo unknown)
 LDFLAGS   := -s -w \
@@ -96,10 +99,10 @@ clean:
 
 # The Helm chart's copies of the alerting rules and dashboards: its PrometheusRule and dashboard
 # ConfigMaps are made from them; deploy/test fails when they differ from rules/ and dashboards/.
-# The chart's appVersion (the image tag it deploys) is VERSION's; packaging's test checks it.
+# The chart's appVersion (the image tag it deploys) is the release's; packaging's test checks it.
 CHART := deploy/helm/cks-drift-exporter
 chart:
-	sed -i 's/^appVersion: .*/appVersion: "$(VERSION)"/' $(CHART)/Chart.yaml
+	sed -i 's/^appVersion: .*/appVersion: "$(RELEASE)"/' $(CHART)/Chart.yaml
 	mkdir -p $(CHART)/files/dashboards
 	cp rules/cks-drift.rules.yml $(CHART)/files/
 	rm -f $(CHART)/files/dashboards/*.json
@@ -130,13 +133,15 @@ deploy-test: helm
 
 # The container image without a daemon (deploy/image): the static binary, CA certificates and the
 # state directory on an empty base, user 65532, as a tarball for `docker load` or a registry
-# client, tagged as a release would publish it. `docker build .` makes the same image on distroless.
+# client, tagged as a release would publish it (a tag cannot hold "+": 0.1.0_103.gd2b6b0a; the
+# version label keeps it). `docker build --build-arg VERSION=$(packaging/version.sh) .` makes
+# the same image on distroless.
 IMAGE ?= ghcr.io/cks-drift-exporter/cks-drift-exporter
 .PHONY: image
 image: build
 	mkdir -p dist
 	$(GO) -C deploy/image run . -binary $(CURDIR)/$(BINARY) -version '$(VERSION)' -revision '$(REVISION)' \
-	  -tag '$(IMAGE):$(VERSION)' -o $(CURDIR)/dist/cks-drift-exporter-image.tar
+	  -tag '$(IMAGE):$(subst +,_,$(VERSION))' -o $(CURDIR)/dist/cks-drift-exporter-image.tar
 
 # The .deb and .rpm (packaging/nfpm.yaml) in dist/, built with nFPM at the version tools/nfpm
 # pins: no other toolchain. The version is VERSION's, the binary `make build`'s; PKG_RELEASE is
@@ -146,8 +151,16 @@ PKG_VERSION ?= $(VERSION)
 PKG_RELEASE ?= 1
 PKG_ARCH    ?= $(shell $(GO) env GOARCH)
 PKG_DATE    := $(shell git log -1 --format=%aD 2>/dev/null || date -R)
+# The .deb's prerm refuses a downgrade below the first version that reads the state file's format
+# (state.Format): the version of the commit that last set it, or, before it is committed, this one.
+STATE_FORMAT        = $(shell sed -n 's/^const Format = \([0-9]*\)$$/\1/p' state/format.go)
+STATE_FORMAT_COMMIT = $(shell git log -1 --format=%H -G'^const Format = [0-9]+$$' -- state/format.go 2>/dev/null)
+STATE_FORMAT_SINCE  = $(if $(STATE_FORMAT_COMMIT),$(shell packaging/version.sh $(STATE_FORMAT_COMMIT)),$(PKG_VERSION))
 package: build
 	$(GO) -C tools/nfpm build -o $(CURDIR)/build/nfpm github.com/goreleaser/nfpm/v2/cmd/nfpm
+	sed -e 's/@VERSION@/$(PKG_VERSION)-$(PKG_RELEASE)/' -e 's/@STATE_FORMAT@/$(STATE_FORMAT)/' \
+	  -e 's/@STATE_FORMAT_SINCE@/$(STATE_FORMAT_SINCE)/' packaging/deb/prerm >build/prerm
+	@grep -q "^since='[0-9]" build/prerm && grep -q "^format='[0-9]" build/prerm || { echo "build/prerm: no state format"; exit 1; }
 	packaging/manpage.sh ./$(BINARY) '$(PKG_VERSION)' "$$(date -u -d '$(PKG_DATE)' +%F)" | gzip -9n >build/$(BINARY).1.gz
 	printf '%s (%s-%s) unstable; urgency=medium\n\n  * Release %s (%s).\n\n -- %s  %s\n' \
 	  $(BINARY) '$(PKG_VERSION)' '$(PKG_RELEASE)' '$(PKG_VERSION)' '$(REVISION)' \

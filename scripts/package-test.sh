@@ -4,11 +4,15 @@
 #      built from a git worktree with its own `make package`) installed and edited as
 #      docs/install.md's Package steps do, run, then upgraded to this tree's package with standard input
 #      closed (dpkg cannot prompt): no prompt, the configuration, the keys and the state kept,
-#      and the packaged default of the new version (the loopback listen address) applies;
+#      and the packaged default of the new version (the loopback listen address) applies; then the
+#      rollback to the older package: this package's prerm refuses it, dpkg goes on (the older
+#      package's own prerm lets it), and the older exporter refuses the newer state file: nothing
+#      reaches CloudStack; then forward again;
 #   2. a fresh install of this tree's package: files, owners and modes, the install guide's edits, the
 #      service's command line run as the package's user against the simulated cloud
 #      (cks-drift-demo --simulator-only, whose output shows what CloudStack received), an
-#      upgrade to a second build with standard input closed;
+#      upgrade to a second build with standard input closed, and a downgrade to a build below the
+#      first version of the state format, refused by both packages' prerm (dpkg keeps the newer);
 #   each followed by remove and purge, checking what remains after each; lintian on the .deb
 #   (no error); the .rpm inspected with rpm -qlp and rpm -qp --scripts.
 # The exporter and the simulator run in a network namespace of their own, so the service listens
@@ -91,6 +95,14 @@ cp "$deb1" "$tmp/"
 make --no-print-directory package PKG_RELEASE=2 >>"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; exit 1; }
 deb2=dist/${name}_${version}-2_${arch}.deb
 deb1=$tmp/$(basename "$deb1")
+# A build that sorts just below the first version of this tree's state format, with this tree's
+# scripts: a downgrade to it is refused by the installed prerm and by its own (failed-upgrade).
+since=$(dpkg-deb -I "$deb1" prerm | sed -n "s/^since='\(.*\)'$/\1/p")
+check "the prerm names the first version of the state format ($since)" test -n "$since"
+cp "$deb2" "$tmp/"
+deb2=$tmp/$(basename "$deb2")
+make --no-print-directory package PKG_VERSION="$since~older" PKG_RELEASE=1 >>"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; exit 1; }
+older_deb=dist/${name}_${since}~older-1_${arch}.deb
 go build -o "$tmp/cks-drift-demo" ./cmd/cks-drift-demo
 start=$SECONDS
 git worktree prune
@@ -157,6 +169,7 @@ serving() { # serving LOG: the service answers on 127.0.0.1:9862 with one cycle 
 }
 listening() { inns ss -Hltn | awk '{print $4}' | grep ':9862$' | sort | tr '\n' ' ' | sed 's/ $//'; }
 sums() { sha256sum "$conf" "$defaults" "$key" $state/state.db; }
+received() { grep -c 'CloudStack received' "$tmp/sim.log" || true; }
 
 # remove_and_purge: what each step leaves; the service enabled first, as an operator would
 # (systemctl enable works without a running systemd).
@@ -217,6 +230,36 @@ else
 fi
 stop_service
 check "the kept state's host keys are used: nothing pinned anew" sh -c "! grep -q 'Pinned the SSH host key' '$tmp/exporter-upgraded.log'"
+
+echo "== rollback: $(basename "$old_deb") over $(basename "$deb1"), whose exporter wrote the state"
+sum_before=$(sums)
+calls_before=$(received)
+rc=0
+dpkg -i "$old_deb" </dev/null >"$tmp/rollback.log" 2>&1 || rc=$?
+cat "$tmp/rollback.log"
+check "this package's prerm refuses the downgrade and says why" grep -q "refusing the downgrade to $old_version" "$tmp/rollback.log"
+# The older package's own prerm (failed-upgrade) lets dpkg go on: its exporter must refuse.
+installed=$(dpkg-query -W -f='${Version}' $name)
+echo "dpkg exit $rc, installed: $installed"
+start_service "$tmp/exporter-rolledback.log"
+if await 60 sh -c "! kill -0 $exporter_pid"; then
+  rc=0; wait "$exporter_pid" || rc=$?; exporter_pid=
+  cat "$tmp/exporter-rolledback.log"
+  check "the older exporter ($installed) refuses the state file (exit $rc)" test "$rc" != 0
+  check "and says why: its schema" grep -q 'schema version' "$tmp/exporter-rolledback.log"
+else
+  fail "the older exporter ($installed) runs on the newer state file"; stop_service
+fi
+check "CloudStack received nothing during the rollback ($calls_before calls before, $(received) after)" test "$(received)" = "$calls_before"
+if [ "$(sums)" = "$sum_before" ]; then pass "the rollback kept the state file as it was"; else fail "the rollback changed the state file"; fi
+echo "== forward again to $(basename "$deb1")"
+rc=0
+dpkg -i "$deb1" </dev/null >"$tmp/forward.log" 2>&1 || rc=$?
+check "dpkg -i $(basename "$deb1") exits 0 (exit $rc)" test $rc = 0
+start_service "$tmp/exporter-forward.log"
+serving "$tmp/exporter-forward.log" || true
+stop_service
+check "nothing announced twice after the rollback ($calls_before calls before, $(received) after)" test "$(received)" = "$calls_before"
 remove_and_purge
 
 echo "== 2. install $(basename "$deb1") on a clean machine"
@@ -262,6 +305,16 @@ check "dpkg asked nothing" sh -c "! grep -q 'Configuration file' '$tmp/upgrade2.
 check "dpkg says $version-2 installed" sh -c "dpkg-query -W -f='\${Status} \${Version}' $name | grep -qx 'install ok installed $version-2'"
 if [ "$(sums)" = "$sum_before" ]; then pass "the upgrade kept the configuration, the keys and the state"; else fail "the upgrade changed the configuration, the keys or the state"; fi
 owner_mode $state $user:$user 700
+echo "== downgrade to $(basename "$older_deb"), a build before the state format of $since"
+sum_before=$(sums)
+rc=0
+dpkg -i "$older_deb" </dev/null >"$tmp/downgrade.log" 2>&1 || rc=$?
+cat "$tmp/downgrade.log"
+check "dpkg -i of the older build fails (exit $rc)" test $rc != 0
+check "the prerm said why" grep -q "refusing the downgrade to $since~older-1" "$tmp/downgrade.log"
+check "the older build's prerm kept the refusal (failed-upgrade)" grep -q "refused the downgrade to $since~older-1" "$tmp/downgrade.log"
+check "dpkg still says $version-2 installed" sh -c "dpkg-query -W -f='\${Status} \${Version}' $name | grep -qx 'install ok installed $version-2'"
+if [ "$(sums)" = "$sum_before" ]; then pass "the refused downgrade kept the state"; else fail "the refused downgrade changed the state"; fi
 # The upgraded binary with the kept configuration and state: one cycle, drift found (exit 1).
 rc=0
 (cd / && set -a && . "$defaults" && set +a && inns runuser -u $user -- /usr/bin/$name --config.file=$conf --once) >"$tmp/once.log" 2>&1 || rc=$?
