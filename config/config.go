@@ -253,6 +253,7 @@ func defaults() Config {
 		},
 		KubernetesAPI: KubernetesAPI{Timeout: 10 * time.Second},
 		Events: Events{
+			AMQP:         EventsAMQP{Exchange: "cloudstack-events"},
 			RecheckDelay: 2 * time.Second,
 			// Two a second: at six API requests each, a small share of what a sweep of a large
 			// cloud asks.

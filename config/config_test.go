@@ -77,7 +77,10 @@ func TestLoadGood(t *testing.T) {
 		},
 		KubernetesAPI: KubernetesAPI{KubeconfigDir: "testdata/kubeconfigs", Timeout: 7 * time.Second},
 		Events: Events{
-			Webhook:              EventsWebhook{Enabled: true, SecretKey: "Heron-Hook-Secret-4471", SecretKeyFile: "testdata/secrets/webhook-secret"},
+			Webhook: EventsWebhook{Enabled: true, SecretKey: "Heron-Hook-Secret-4471", SecretKeyFile: "testdata/secrets/webhook-secret"},
+			AMQP: EventsAMQP{URL: "amqps://rabbitmq.example.com:5671/cloud", Exchange: "cs-events", Username: "cks-drift",
+				Password: "Rabbit-Pw-8812", PasswordFile: "testdata/secrets/amqp-password", CAFile: "testdata/amqp-ca.pem",
+				CertFile: "testdata/amqp-client.pem", KeyFile: "testdata/amqp-client.key"},
 			RecheckDelay:         5 * time.Second,
 			MaxRechecksPerMinute: 30,
 		},
@@ -143,7 +146,7 @@ func TestLoadMinimalTakesDefaults(t *testing.T) {
 		Inventory:     Inventory{Source: SourceAPI},
 		Database:      Database{MaxOpenConns: 2, MaxIdleConns: 1, ConnMaxLifetime: 5 * time.Minute, QueryTimeout: 30 * time.Second},
 		KubernetesAPI: KubernetesAPI{Timeout: 10 * time.Second},
-		Events:        Events{RecheckDelay: 2 * time.Second, MaxRechecksPerMinute: 120},
+		Events:        Events{AMQP: EventsAMQP{Exchange: "cloudstack-events"}, RecheckDelay: 2 * time.Second, MaxRechecksPerMinute: 120},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Load(minimal.yml) mismatch (-want +got):\n%s", diff)

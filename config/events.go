@@ -1,12 +1,16 @@
 package config
 
-import "time"
+import (
+	"net/url"
+	"time"
+)
 
 // Events says how the exporter hears of changes from CloudStack's own events, so that a change
 // is checked within seconds rather than at the next cycle. The cycle every check.interval stays:
 // CloudStack raises no event for a host failure, HA or its own state scanner.
 type Events struct {
 	Webhook EventsWebhook `yaml:"webhook"`
+	AMQP    EventsAMQP    `yaml:"amqp"`
 	// RecheckDelay is how long the exporter waits after an event before it re-checks the event's
 	// cluster: the events of one operation (a scale's VM.CREATE, VM.START and
 	// KUBERNETES.CLUSTER.SCALE) within it make one re-check.
@@ -28,6 +32,19 @@ type EventsWebhook struct {
 	SecretKeyFile string `yaml:"secret_key_file,omitempty"` // A file holding the webhook's secret_key.
 }
 
+// EventsAMQP is CloudStack's RabbitMQ event bus (any release with the plugin): the exporter binds
+// a queue of its own to the exchange CloudStack publishes to.
+type EventsAMQP struct {
+	URL          string `yaml:"url"`                     // The broker, amqp:// or amqps://host:port/vhost, without credentials; empty: off.
+	Exchange     string `yaml:"exchange"`                // The exchange CloudStack publishes to (the "exchange" of its event bus's RabbitMQEventBus bean).
+	Username     string `yaml:"username"`                // The broker user, required with url.
+	Password     Secret `yaml:"password,omitempty"`      // Its password, inline (as "${VAR}"); or password_file.
+	PasswordFile string `yaml:"password_file,omitempty"` // A file holding the password.
+	CAFile       string `yaml:"ca_file"`                 // The CA of the broker's TLS certificate (amqps://), instead of the system roots.
+	CertFile     string `yaml:"cert_file"`               // A client certificate for amqps://, with key_file.
+	KeyFile      string `yaml:"key_file"`                // The client certificate's key.
+}
+
 // maxRecheckDelay bounds events.recheck_delay: a longer wait is what the cycle is for.
 const maxRecheckDelay = time.Minute
 
@@ -41,4 +58,25 @@ func (v *validation) events(e Events) {
 		v.keyf("events.recheck_delay", "must be between 0s and %s, not %s", maxRecheckDelay, e.RecheckDelay)
 	}
 	v.between("events.max_rechecks_per_minute", e.MaxRechecksPerMinute, 0, 100000)
+	v.amqp(e.AMQP)
+}
+
+// amqp checks events.amqp: credentials never in the URL, where every log line would show them.
+func (v *validation) amqp(a EventsAMQP) {
+	if a.URL == "" {
+		return
+	}
+	u, err := url.Parse(a.URL)
+	switch {
+	case err != nil || (u.Scheme != "amqp" && u.Scheme != "amqps") || u.Host == "":
+		v.keyf("events.amqp.url", "must be an amqp or amqps URL such as amqps://rabbitmq.example.com:5671/")
+	case u.User != nil:
+		v.keyf("events.amqp.url", "must not hold credentials: use events.amqp.username and events.amqp.password_file")
+	}
+	v.notEmpty("events.amqp.exchange", a.Exchange)
+	v.notEmpty("events.amqp.username", a.Username)
+	v.onePair("events.amqp.password", a.Password, a.PasswordFile)
+	if (a.CertFile == "") != (a.KeyFile == "") {
+		v.keyf("events.amqp.cert_file", "needs events.amqp.key_file, and the other way round")
+	}
 }

@@ -82,7 +82,12 @@ notifier.max_announcements_per_cluster_per_day: must be between 1 and 100000, no
 	// CloudStack's webhook is served only with the secret that proves a delivery is CloudStack's.
 	"events": `events.webhook.secret_key or events.webhook.secret_key_file is required
 events.recheck_delay: must be between 0s and 1m0s, not 2m0s
-events.max_rechecks_per_minute: must be between 0 and 100000, not -1`,
+events.max_rechecks_per_minute: must be between 0 and 100000, not -1
+events.amqp.url: must not hold credentials: use events.amqp.username and events.amqp.password_file
+events.amqp.exchange: must not be empty
+events.amqp.username: must not be empty
+events.amqp.password or events.amqp.password_file is required
+events.amqp.cert_file: needs events.amqp.key_file, and the other way round`,
 	"unset-variable":      `line 3: cloudstack.api_key: environment variable CS_API_KEY is not set`,
 	"missing-secret-file": `cloudstack.api_key_file: open testdata/secrets/does-not-exist: no such file or directory`,
 	"empty-secret-file":   `cloudstack.secret_key_file: testdata/secrets/empty is empty`,

@@ -153,6 +153,7 @@ func resolvePaths(c *Config, dir string) {
 		&c.SSH.PrivateKeyFile, &c.SSH.KnownHostsFile, &c.Storage.Path, &c.Database.DSNFile,
 		&c.KubernetesAPI.KubeconfigDir,
 		&c.Notifier.WebhookTokenFile, &c.Events.Webhook.SecretKeyFile,
+		&c.Events.AMQP.PasswordFile, &c.Events.AMQP.CAFile, &c.Events.AMQP.CertFile, &c.Events.AMQP.KeyFile,
 	} {
 		if *p != "" && !filepath.IsAbs(*p) {
 			*p = filepath.Join(dir, *p)
@@ -176,6 +177,7 @@ func readSecrets(c *Config, known []*problem) []*problem {
 		{"database.dsn", c.Database.DSNFile, &c.Database.DSN},
 		{"notifier.webhook_token", c.Notifier.WebhookTokenFile, &c.Notifier.WebhookToken},
 		{"events.webhook.secret_key", c.Events.Webhook.SecretKeyFile, &c.Events.Webhook.SecretKey},
+		{"events.amqp.password", c.Events.AMQP.PasswordFile, &c.Events.AMQP.Password},
 	} {
 		fileKey := s.key + "_file"
 		if s.file == "" || *s.secret != "" || reported(known, s.key) || reported(known, fileKey) {

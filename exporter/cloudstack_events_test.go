@@ -204,3 +204,32 @@ func TestWebhookEventRechecksOneCluster(t *testing.T) {
 		t.Errorf("event_to_publish observed %v times, want 1", m["cks_drift_event_to_publish_seconds_count"])
 	}
 }
+
+// TestEventBeforeTheChangeIsVisible: CloudStack may deliver an event before its API shows the
+// change, and deliveries come in no order. A re-check that sees nothing changed reports nothing
+// (no false finding, no false "matches again"); the next cycle finds the change.
+func TestEventBeforeTheChangeIsVisible(t *testing.T) {
+	e, cs := startWithEvents(t, simulator.ClusterSpec{Name: "alpha"})
+	alpha := cs[0]
+	ctx := context.Background()
+	stop, start := e.vmEvent("VM.STOP", alpha.VMs[2]), e.vmEvent("VM.START", alpha.VMs[2])
+	for _, ev := range []cloudstacktest.ActionEvent{start, stop} { // the later event first
+		if d := e.hook().Deliver(ctx, ev); !d.Success {
+			t.Fatalf("delivery answered %v", d.Statuses)
+		}
+	}
+	e.waitFor("the re-check", func() bool { return e.metrics()["cks_drift_rechecks_total"] >= 1 })
+	if f := e.findings(); len(f) != 0 {
+		t.Fatalf("findings %v before any change", f)
+	}
+	if _, err := e.sim.DeleteMapRow(alpha.ID, alpha.VMs[2]); err != nil {
+		t.Fatal(err)
+	}
+	e.checkNow(1)
+	if got, want := e.findings(), []string{"alpha unmapped_vm " + alpha.VMs[2]}; !slices.Equal(got, want) {
+		t.Errorf("findings %v after the cycle, want %v", got, want)
+	}
+	if w := e.writes(); len(w) != 2 {
+		t.Errorf("announcements %q, want the finding's annotation and alert once", w)
+	}
+}

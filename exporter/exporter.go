@@ -90,7 +90,9 @@ type Exporter struct {
 	eventMetrics *events.Metrics
 	seen         *events.Seen
 	eventCh      chan events.Event
-	rechecks     *rechecks // the clusters events asked to re-check, for the loop to take
+	rechecks     *rechecks     // the clusters events asked to re-check, for the loop to take
+	busChanged   chan struct{} // one slot: a reload may have changed events.amqp (runEventBus)
+	busBackoff   time.Duration // the longest pause between tries to reach the bus; 0: a minute
 }
 
 // New loads the configuration, opens the state file and builds the back ends. Any failure here
@@ -140,6 +142,7 @@ func New(opts Options) (*Exporter, error) {
 		seen:       events.NewSeen(seenEvents),
 		eventCh:    make(chan events.Event, eventQueue),
 		rechecks:   newRechecks(),
+		busChanged: make(chan struct{}, 1),
 	}
 	// Every failure reason is exported from the start, at zero, so that increase() over it has
 	// data in a healthy cloud too.
@@ -243,6 +246,7 @@ func (e *Exporter) applyReload() (replaced sources, toggled bool, err error) {
 	e.reloadOK.Set(1)
 	e.reloadTime.Set(float64(e.now().Unix()))
 	e.reloadsTotal.WithLabelValues("success").Inc()
+	e.busReloaded()
 	cfg, _ := e.current()
 	if cfg.CloudStack.InsecureSkipVerify {
 		e.reloadLog.log(slog.LevelWarn, "Configuration reloaded; "+insecureTLS, "file", e.configFile, "check_enabled", cfg.Check.Enabled, "endpoint", cfg.CloudStack.Endpoint)

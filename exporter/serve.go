@@ -49,9 +49,10 @@ func (e *Exporter) Run(ctx context.Context, o ServeOptions) error {
 	defer cancel()
 
 	var wg sync.WaitGroup
-	wg.Add(3)
+	wg.Add(4)
 	go func() { defer wg.Done(); e.loop(ctx) }()
 	go func() { defer wg.Done(); e.dispatchEvents(ctx) }()
+	go func() { defer wg.Done(); e.runEventBus(ctx) }()
 	go func() { defer wg.Done(); e.reloadOnHUP(ctx) }()
 
 	serveErr := make(chan error, 1)
