@@ -90,8 +90,9 @@ func newCrossWorld(w *cloudstacktest.World) *crossWorld {
 
 	// The Destroyed worker is still listed by Kubernetes (NotReady): it matches its mapped VM by
 	// name, so no node finding; a Destroyed VM is never expected to be a node either. The first
-	// control node is Stopped (no finding either): both sources must then reach kubectl on the
-	// second, Running one (public port 2223), which the inventory comparison below checks.
+	// control node is Stopped (mapped_vm_not_running, no node finding): both sources must then
+	// reach kubectl on the second, Running one (public port 2223), which the inventory comparison
+	// below checks.
 	prod := add(cloudstacktest.ClusterSpec{Name: "prod", Control: 3, Workers: 2})
 	prod.Workers[0].State = "Destroyed"
 	prod.Control[0].State = "Stopped"
@@ -196,12 +197,15 @@ func TestSameFindingsFromAPIAndDatabase(t *testing.T) {
 		return finding{Kind: "unmapped_vm", VMID: v.ID, VMName: v.Name,
 			Message: fmt.Sprintf("VM %s (%s, %s) is named as a node of Kubernetes cluster %s but is not one of its VMs in CloudStack", v.Name, v.ID, v.State, c)}
 	}
-	analyticsW2, prodW1, kubeletW1 := s["analytics"].Workers[1], s["prod"].Workers[0], s["kubelet"].Workers[0]
+	analyticsW2, prodW1, prodC1, kubeletW1 := s["analytics"].Workers[1], s["prod"].Workers[0], s["prod"].Control[0], s["kubelet"].Workers[0]
 	want := map[string]view{
 		s["test"].Cluster.ID:      {Name: "test", Checked: true, NodesReachable: true},
 		s["analytics"].Cluster.ID: {Name: "analytics", Checked: true, NodesReachable: true, VM: []finding{unmapped("analytics", analyticsW2)}},
 		s["prod"].Cluster.ID: {Name: "prod", Checked: true, NodesReachable: true, VM: []finding{{Kind: "mapped_vm_expunged", VMID: prodW1.ID, VMName: prodW1.Name,
-			Message: fmt.Sprintf("VM %s (%s) is one of the VMs of Kubernetes cluster prod in CloudStack, but has been or is being expunged", prodW1.Name, prodW1.ID)}}},
+			Message: fmt.Sprintf("VM %s (%s) is one of the VMs of Kubernetes cluster prod in CloudStack, but has been or is being expunged", prodW1.Name, prodW1.ID)},
+			{Kind: "mapped_vm_not_running", VMID: prodC1.ID, VMName: prodC1.Name,
+				Message: fmt.Sprintf("VM %s (%s) of Kubernetes cluster prod is Stopped in CloudStack, not Running: CloudStack keeps the cluster in Alert, "+
+					"and its next upgrade, which reaches every node over SSH, fails until the VM is started", prodC1.Name, prodC1.ID)}}},
 		s["ci"].Cluster.ID:       {Name: "ci", Checked: true, NodesReachable: true, VM: []finding{unmapped("ci", x.stray)}},
 		s["blue-k8s"].Cluster.ID: {Name: "blue-k8s", Checked: true, NodesReachable: true},
 		s["staging"].Cluster.ID:  {Name: "staging"},
