@@ -33,14 +33,25 @@ func (e *Exporter) at(h handoff) {
 // job is the loop's unit of work: a cycle or a notification pass. One runs at a time, in its
 // own goroutine, so that the loop keeps taking requests while it runs.
 type job struct {
-	cycle bool           // a cycle, not a notification pass
-	cfg   *config.Config // the configuration of a cycle: the next one is due check.interval after it
+	cycle   bool           // a cycle, not a notification pass
+	cfg     *config.Config // the configuration of a cycle: the next one is due check.interval after it
+	started time.Time      // when the loop started it (e.now)
+}
+
+// untilNext is how long the loop waits, at the end of a cycle that started at started, before
+// the next one: check.interval is the time between the starts of two cycles, so a cycle that
+// waited out cloudstack.timeout does not push the schedule back. A cycle longer than the interval
+// is followed by one at once, and only one: the cycles it overran are not caught up. A clock set
+// back never makes the wait longer than the interval.
+func untilNext(started, ended time.Time, interval time.Duration) time.Duration {
+	return min(max(interval-ended.Sub(started), 0), interval)
 }
 
 // loop is the one goroutine that owns cycles: it runs a cycle at once and then every
-// check.interval, a cycle asked for by requestCycle or by a reload that switches checking on or off,
-// the notification passes asked for by the Alertmanager bridge, and reloads. Requests that arrive
-// while a job runs wait for it. It returns when ctx ends, after the job under way.
+// check.interval (from start to start, untilNext), a cycle asked for by requestCycle or by a
+// reload that switches checking on or off, the notification passes asked for by the Alertmanager
+// bridge, and reloads. Requests that arrive while a job runs wait for it. It returns when ctx
+// ends, after the job under way.
 func (e *Exporter) loop(ctx context.Context) {
 	defer close(e.stopped)
 	timer := time.NewTimer(0)
@@ -85,7 +96,7 @@ func (e *Exporter) loop(ctx context.Context) {
 			closeSources(retired...)
 			retired = nil
 			if j.cycle {
-				timer.Reset(j.cfg.Check.Interval)
+				timer.Reset(untilNext(j.started, e.now(), j.cfg.Check.Interval))
 			}
 			e.at(handoffSettled)
 		}
@@ -115,6 +126,7 @@ func (e *Exporter) start(ctx context.Context, cycle bool) chan job {
 	if cycle {
 		covered = e.rechecks.take() // a cycle checks them too
 	}
+	started := e.now()
 	e.at(handoffStarted)
 	go func() {
 		if cycle {
@@ -128,7 +140,7 @@ func (e *Exporter) start(ctx context.Context, cycle bool) chan job {
 			e.announcePass(ctx)
 		}
 		e.at(handoffFinished)
-		done <- job{cycle: cycle, cfg: cfg}
+		done <- job{cycle: cycle, cfg: cfg, started: started}
 	}()
 	return done
 }
