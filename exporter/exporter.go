@@ -137,7 +137,7 @@ func New(opts Options) (*Exporter, error) {
 		announce:   make(chan struct{}, 1),
 		reloads:    make(chan chan error),
 		stopped:    make(chan struct{}),
-		reloadLog:  &reloadLog{logger: opts.Logger, now: opts.Now},
+		reloadLog:  newReloadLog(opts.Logger, opts.Now),
 		httpLimits: defaultHTTPLimits,
 		seen:       events.NewSeen(seenEvents),
 		eventCh:    make(chan events.Event, eventQueue),

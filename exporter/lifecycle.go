@@ -15,9 +15,13 @@ import (
 // calls and an SSH session to every control node.
 const checkEvery = 30 * time.Second
 
-// reloadLogEvery is how often an outcome of /-/reload or SIGHUP identical to the last one is
-// logged again: a client reloading in a loop must not fill the log.
-const reloadLogEvery = time.Minute
+// Each reload logs its outcome in one line at once, at most reloadLogBurst lines per
+// reloadLogEvery: a client reloading in a loop must not fill the log. Past that, the reloads of
+// the rest of the minute are confirmed together, in one line at its end.
+const (
+	reloadLogEvery = time.Minute
+	reloadLogBurst = 10
+)
 
 // lifecycle guards POST /-/reload and POST /-/check: both are refused unless the operator gave
 // --web.enable-lifecycle, and /-/check at most once per checkEvery.
@@ -76,27 +80,69 @@ func (l *lifecycle) allowCheck(w http.ResponseWriter) bool {
 	return true
 }
 
-// reloadLog logs the outcome of each reload in one line, and an outcome identical to the last
-// one at most once per reloadLogEvery; the next line logged says how many were left out. Only the
-// loop calls it.
+// reloadLog confirms every reload in the log: each in a line of its own, at once, unless
+// reloadLogBurst lines were logged in the last reloadLogEvery; then the reloads are held and
+// coalesced into one line when the minute ends (or the exporter stops), with the last one's
+// outcome and how many reloads, and how many failed reloads, it confirms. Only the loop calls it,
+// and it takes due from the loop's select.
 type reloadLog struct {
-	logger     *slog.Logger
-	now        func() time.Time
-	last       string
-	lastLogged time.Time
-	suppressed int
+	logger *slog.Logger
+	now    func() time.Time
+	after  func(time.Duration) <-chan time.Time // time.After; tests decide when the held line is due
+
+	windowStart time.Time // the start of the minute the burst is counted in
+	logged      int       // lines logged since windowStart
+	held        int       // reloads not logged yet
+	heldFailed  int       // how many of them failed
+	last        reloadOutcome
+	due         <-chan time.Time // when the held reloads are logged; nil while none are held
+}
+
+// reloadOutcome is one reload's line: its level, message and attributes.
+type reloadOutcome struct {
+	level slog.Level
+	msg   string
+	args  []any
+}
+
+func newReloadLog(logger *slog.Logger, now func() time.Time) *reloadLog {
+	return &reloadLog{logger: logger, now: now, after: time.After}
 }
 
 func (r *reloadLog) log(level slog.Level, msg string, args ...any) {
-	key := level.String() + "\x00" + msg + "\x00" + slog.Group("", args...).String()
 	now := r.now()
-	if key == r.last && now.Sub(r.lastLogged) < reloadLogEvery {
-		r.suppressed++
+	if r.held > 0 && now.Sub(r.windowStart) >= reloadLogEvery {
+		r.flush() // the minute is over; its line was not due yet
+	}
+	if now.Sub(r.windowStart) >= reloadLogEvery {
+		r.windowStart, r.logged = now, 0
+	}
+	if r.held == 0 && r.logged < reloadLogBurst {
+		r.logged++
+		r.logger.Log(context.Background(), level, msg, args...)
 		return
 	}
-	if r.suppressed > 0 {
-		args = append(args, "repeats_not_logged", r.suppressed)
+	r.held++
+	if level >= slog.LevelError {
+		r.heldFailed++
 	}
-	r.last, r.lastLogged, r.suppressed = key, now, 0
-	r.logger.Log(context.Background(), level, msg, args...)
+	r.last = reloadOutcome{level: level, msg: msg, args: args}
+	if r.due == nil {
+		r.due = r.after(r.windowStart.Add(reloadLogEvery).Sub(now))
+	}
+}
+
+// flush logs the held reloads in one line, if any, and starts a new minute with it.
+func (r *reloadLog) flush() {
+	r.due = nil
+	if r.held == 0 {
+		return
+	}
+	level := r.last.level
+	if r.heldFailed > 0 {
+		level = max(level, slog.LevelWarn)
+	}
+	r.logger.Log(context.Background(), level, r.last.msg, append(r.last.args, "reloads", r.held, "failed_reloads", r.heldFailed)...)
+	r.held, r.heldFailed, r.last = 0, 0, reloadOutcome{}
+	r.windowStart, r.logged = r.now(), 1
 }

@@ -137,14 +137,20 @@ func TestFailedReloadAnswerIsGeneric(t *testing.T) {
 	}
 }
 
-// TestReloadLoopIsBounded posts /-/reload in a loop: each outcome is logged once (again only
-// after a minute on the injected clock, saying how many were left out), and the back ends a
-// reload replaces are closed before it answers, or, while a cycle uses them, as soon as it ends.
+// TestReloadLoopIsBounded posts /-/reload in a loop: every reload is confirmed in the log, the
+// first reloadLogBurst of a minute each in its own line at once (a second reload within a minute
+// too), the rest of the minute in one line when it ends, naming how many reloads it confirms;
+// and the back ends a reload replaces are closed before it answers, or, while a cycle uses them,
+// as soon as it ends.
 func TestReloadLoopIsBounded(t *testing.T) {
 	e, _ := newEnv(t, simulator.ClusterSpec{Name: "test"})
 	e.writeConfig("  interval: 1h\n", "")
 	clock := &fakeClock{now: time.Now()}
-	e.prepare = func(exp *Exporter) { exp.reloadLog.now = clock.Now }
+	minuteOver := make(chan time.Time)
+	e.prepare = func(exp *Exporter) {
+		exp.reloadLog.now = clock.Now
+		exp.reloadLog.after = func(time.Duration) <-chan time.Time { return minuteOver }
+	}
 	e.start()
 	e.waitFor("the first cycle", func() bool { return e.cycles() == 1 })
 	good := e.config()
@@ -169,19 +175,29 @@ func TestReloadLoopIsBounded(t *testing.T) {
 		return out
 	}
 	mark := e.logs.mark()
-	reloads(good, 50, http.StatusOK)
+	reloads(good, 2, http.StatusOK)
+	if ok := lines(mark, "Configuration reloaded"); len(ok) != 2 {
+		t.Fatalf("two reloads within a minute logged %d lines, want one each", len(ok))
+	}
+	reloads(good, 48, http.StatusOK)
 	reloads(bad, 50, http.StatusInternalServerError)
-	if ok, failed := lines(mark, "Configuration reloaded"), lines(mark, "Could not reload"); len(ok) != 1 || len(failed) != 1 {
-		t.Fatalf("100 reloads logged %d success and %d failure lines, want 1 and 1", len(ok), len(failed))
+	ok, failed := lines(mark, "Configuration reloaded"), lines(mark, "Could not reload")
+	if len(ok) != reloadLogBurst || len(failed) != 0 {
+		t.Fatalf("100 reloads in a minute logged %d success and %d failure lines at once, want %d and 0", len(ok), len(failed), reloadLogBurst)
+	}
+	minuteOver <- time.Now()
+	e.waitFor("the line of the minute's other reloads", func() bool { return len(lines(mark, "Could not reload")) == 1 })
+	if l := lines(mark, "Could not reload")[0]; l.Level != slog.LevelError || l.Attrs["reloads"] != "90" || l.Attrs["failed_reloads"] != "50" {
+		t.Fatalf("the minute's other reloads: %+v, want one ERROR line confirming 90, 50 of them failed", l)
+	}
+	if m := e.metrics(); m[`cks_drift_config_reloads_total{result="success"}`] != 50 || m[`cks_drift_config_reloads_total{result="failure"}`] != 50 {
+		t.Fatalf("reloads counted: %v", matching(m, "reloads_total"))
 	}
 	clock.Add(reloadLogEvery)
 	mark = e.logs.mark()
-	reloads(bad, 1, http.StatusInternalServerError)
-	if failed := lines(mark, "Could not reload"); len(failed) != 1 || failed[0].Attrs["repeats_not_logged"] != "49" {
-		t.Fatalf("the same failure a minute later: %+v, want one line with repeats_not_logged=49", failed)
-	}
-	if m := e.metrics(); m[`cks_drift_config_reloads_total{result="success"}`] != 50 || m[`cks_drift_config_reloads_total{result="failure"}`] != 51 {
-		t.Fatalf("reloads counted: %v", matching(m, "reloads_total"))
+	reloads(good, 1, http.StatusOK)
+	if ok := lines(mark, "Configuration reloaded"); len(ok) != 1 || ok[0].Attrs["reloads"] != "" {
+		t.Fatalf("a reload in the next minute: %+v, want its own line at once", ok)
 	}
 
 	// The back ends a reload replaces: closed before the answer while no cycle runs.
@@ -218,6 +234,31 @@ func TestReloadLoopIsBounded(t *testing.T) {
 	}
 	close(release)
 	e.waitFor("the back ends closed at the end of the cycle", func() bool { return closed.Load() == 2 })
+}
+
+// TestHeldReloadsConfirmedAtStop: reloads held for the end of the minute are logged when the
+// exporter stops before it.
+func TestHeldReloadsConfirmedAtStop(t *testing.T) {
+	e, _ := newEnv(t, simulator.ClusterSpec{Name: "test"})
+	e.writeConfig("  interval: 1h\n", "")
+	e.prepare = func(exp *Exporter) {
+		exp.reloadLog.after = func(time.Duration) <-chan time.Time { return nil } // the minute never ends
+	}
+	e.start()
+	mark := e.logs.mark()
+	for range reloadLogBurst + 3 {
+		e.postReload()
+	}
+	e.stop()
+	var confirmed []string
+	for _, l := range e.logs.since(mark, slog.LevelInfo) {
+		if l.Msg == "Configuration reloaded" {
+			confirmed = append(confirmed, l.Attrs["reloads"])
+		}
+	}
+	if len(confirmed) != reloadLogBurst+1 || confirmed[reloadLogBurst] != "3" {
+		t.Fatalf("reloads confirmed at stop: %q, want %d lines of one and one of 3", confirmed, reloadLogBurst)
+	}
 }
 
 // gatherSamples gathers exp's metrics as "name{labels}" -> value.

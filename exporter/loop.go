@@ -70,7 +70,10 @@ func (e *Exporter) loop(ctx context.Context) {
 				<-done // cancelled with ctx, it ends promptly
 			}
 			closeSources(retired...)
+			e.reloadLog.flush() // the reloads it holds are confirmed too
 			return
+		case <-e.reloadLog.due:
+			e.reloadLog.flush()
 		case <-timer.C:
 			wantCycle = true
 		case <-e.trigger:
