@@ -18,14 +18,20 @@ type AcceptRule struct {
 	// about the whole cluster.
 	VM     string
 	Reason string
-	// Until is when the rule stops accepting; zero: never.
-	Until time.Time
+	// Until is the rule's end as the operator wrote it (a date or an RFC 3339 time), shown as
+	// written: a date stays a date. Empty: no end.
+	Until string
+	// Ends is when the rule stops accepting (for a date, the start of the next day, UTC); zero:
+	// never.
+	Ends time.Time
 }
 
 // Acceptance says why a finding is not reported: the reason and end of the rule that accepts it.
 type Acceptance struct {
-	Reason string    `json:"reason"`
-	Until  time.Time `json:"until,omitzero"`
+	Reason string `json:"reason"`
+	// Until is the rule's until as written; Ends the time the acceptance ends.
+	Until string    `json:"until,omitempty"`
+	Ends  time.Time `json:"ends,omitzero"`
 }
 
 // AcceptedFinding is a finding an operator accepted: shown with its reason, never announced.
@@ -85,7 +91,7 @@ func Accept(statuses []ClusterStatus, clusters []Cluster, rules []AcceptRule, no
 	for i, r := range rules {
 		reports[i] = RuleReport{Rule: r, Use: RuleUnmatched}
 		switch {
-		case !r.Until.IsZero() && !now.Before(r.Until):
+		case !r.Ends.IsZero() && !now.Before(r.Ends):
 			reports[i].Use = RuleExpired
 		case !ids[r.Cluster] && !uuidShape.MatchString(r.Cluster) && len(byName[r.Cluster]) > 1:
 			reports[i].Use = RuleAmbiguous
@@ -103,7 +109,7 @@ func Accept(statuses []ClusterStatus, clusters []Cluster, rules []AcceptRule, no
 			for _, f := range side.all {
 				if j := acceptedBy(rules, reports, s.Cluster, ids, f); j >= 0 {
 					reports[j].Use = RuleMatched
-					s.Accepted = append(s.Accepted, AcceptedFinding{Finding: f, Acceptance: Acceptance{Reason: rules[j].Reason, Until: rules[j].Until}})
+					s.Accepted = append(s.Accepted, AcceptedFinding{Finding: f, Acceptance: Acceptance{Reason: rules[j].Reason, Until: rules[j].Until, Ends: rules[j].Ends}})
 					continue
 				}
 				*side.keep = append(*side.keep, f)

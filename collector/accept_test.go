@@ -87,10 +87,10 @@ func TestAccept(t *testing.T) {
 			rules: []AcceptRule{{Cluster: uuidA, Kind: KindVMMapIncomplete, Reason: "x"}, {Cluster: uuidA, Kind: KindNodeWithoutVM, VM: "old-node", Reason: "y"}},
 			want:  map[string][]string{uuidA: {"vm_map_incomplete", "node_without_vm:old-node"}}, uses: []RuleUse{RuleMatched, RuleMatched}},
 		{name: "until not reached yet",
-			rules: []AcceptRule{{Cluster: uuidA, Kind: KindUnmappedVM, VM: "vm-a", Reason: "x", Until: now.Add(time.Second)}},
+			rules: []AcceptRule{{Cluster: uuidA, Kind: KindUnmappedVM, VM: "vm-a", Reason: "x", Ends: now.Add(time.Second)}},
 			want:  map[string][]string{uuidA: {"unmapped_vm:vm-a"}}, uses: []RuleUse{RuleMatched}},
 		{name: "past until",
-			rules: []AcceptRule{{Cluster: uuidA, Kind: KindUnmappedVM, VM: "vm-a", Reason: "x", Until: now}},
+			rules: []AcceptRule{{Cluster: uuidA, Kind: KindUnmappedVM, VM: "vm-a", Reason: "x", Ends: now}},
 			want:  map[string][]string{}, uses: []RuleUse{RuleExpired}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -132,14 +132,14 @@ func TestAcceptGivesBack(t *testing.T) {
 	first := now.Add(-time.Hour)
 	in[0].VM[0].FirstSeen = first
 	rules := []AcceptRule{
-		{Cluster: uuidA, Kind: KindUnmappedVM, VM: "vm-a", Reason: "cache", Until: now.Add(time.Hour)},
+		{Cluster: uuidA, Kind: KindUnmappedVM, VM: "vm-a", Reason: "cache", Until: "as written", Ends: now.Add(time.Hour)},
 		{Cluster: uuidA, Kind: KindNodeWithoutVM, VM: "old-node", Reason: "old"},
 	}
 	mid, _ := Accept(in, clustersOf(in), rules, now)
 	if len(mid[0].VM) != 1 || len(mid[0].Node) != 0 || len(mid[0].Accepted) != 2 || mid[0].AcceptedOn(SideNode) != 1 {
 		t.Fatalf("accepted: %+v", mid[0])
 	}
-	if a := mid[0].Accepted[0]; a.Reason != "cache" || !a.Until.Equal(now.Add(time.Hour)) || !a.FirstSeen.Equal(first) {
+	if a := mid[0].Accepted[0]; a.Reason != "cache" || a.Until != "as written" || !a.Ends.Equal(now.Add(time.Hour)) || !a.FirstSeen.Equal(first) {
 		t.Errorf("accepted finding %+v: want reason, until and first-seen kept", a)
 	}
 	back, _ := Accept(mid, clustersOf(mid), nil, now)

@@ -69,7 +69,7 @@ func parseUntil(s string) (time.Time, error) {
 func (c *Config) Rules() []collector.AcceptRule {
 	out := make([]collector.AcceptRule, len(c.Accept))
 	for i, r := range c.Accept {
-		out[i] = collector.AcceptRule{Cluster: r.Cluster, Kind: r.Kind, VM: r.VM, Reason: r.Reason, Until: r.Until.End()}
+		out[i] = collector.AcceptRule{Cluster: r.Cluster, Kind: r.Kind, VM: r.VM, Reason: r.Reason, Until: string(r.Until), Ends: r.Until.End()}
 	}
 	return out
 }

@@ -67,15 +67,16 @@ func TestAcceptedThenTheRuleRemoved(t *testing.T) {
 			continue
 		}
 		if len(c.Findings) != 0 || len(c.Accepted) != 1 || c.Accepted[0].Reason != "kept on purpose" ||
-			!c.Accepted[0].Until.Equal(time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)) || c.Accepted[0].VMName != solo.VMs[1] {
+			c.Accepted[0].Until != "2999-12-31" || !c.Accepted[0].Ends.Equal(time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)) ||
+			c.Accepted[0].VMName != solo.VMs[1] {
 			t.Errorf("/findings of solo: findings %+v, accepted %+v", c.Findings, c.Accepted)
 		}
 	}
 	if report.Summary.Accepted != 1 {
 		t.Errorf("summary: %d accepted, want 1", report.Summary.Accepted)
 	}
-	if _, page := get(t, e.url+"/"); !strings.Contains(page, "kept on purpose") {
-		t.Errorf("the status page does not show the accepted finding's reason")
+	if _, page := get(t, e.url+"/"); !strings.Contains(page, "kept on purpose") || !strings.Contains(page, `<td data-label="Until" class="until">2999-12-31 <span`) {
+		t.Errorf("the status page does not show the accepted finding's reason and its until as written")
 	}
 	w := e.writes()
 	if count(w, solo.VMs[1]) != 0 || count(w, "addAnnotation [WARN]") != 1 || count(w, "generateAlert") != 1 {

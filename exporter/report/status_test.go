@@ -11,12 +11,13 @@ import (
 
 // TestStatusPageTimesCarryTheirAge renders the front page of a snapshot with an accepted finding,
 // a skipped cluster and a resolved finding: every time on it comes with how long ago (or, for an
-// accept rule's until, how long until), and with nothing checked it never says no drift in green.
+// accept rule's until, shown as written, how long until it ends), and with nothing checked it never
+// says no drift in green.
 func TestStatusPageTimesCarryTheirAge(t *testing.T) {
 	now := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
 	accepted := collector.AcceptedFinding{
 		Finding:    collector.Finding{Kind: collector.KindUnmappedVM, VMID: vmUUID, VMName: "cache01", FirstSeen: now.Add(-3 * time.Hour)},
-		Acceptance: collector.Acceptance{Reason: "a cache", Until: now.Add(2 * time.Hour)},
+		Acceptance: collector.Acceptance{Reason: "a cache", Until: "2026-12-02", Ends: now.Add(23 * time.Hour)},
 	}
 	snap := &collector.Snapshot{Start: now.Add(-time.Minute), End: now.Add(-time.Minute), Success: true, Enabled: true, LastSuccess: now.Add(-time.Minute),
 		Clusters: []collector.ClusterStatus{
@@ -35,13 +36,13 @@ func TestStatusPageTimesCarryTheirAge(t *testing.T) {
 	}
 	body := rec.Body.String()
 	for _, want := range []string{
-		"2026-12-02T00:59:00Z (1m0s ago)",            // the cycle
-		`<span class="age">3h 0m ago</span>`,         // the accepted finding, open since
-		"(in 2h 0m)",                                 // until its rule ends
-		`<span class="age">1h 30m</span>`,            // not checked for
-		`<span class="age">10m 0s ago</span>`,        // resolved
-		`<span class="age">1h 0m</span>`,             // was open for
-		"No drift found, but no cluster was checked", // not the green "No drift found."
+		"2026-12-02T00:59:00Z (1m0s ago)",                      // the cycle
+		`<span class="age">3h 0m ago</span>`,                   // the accepted finding, open since
+		`2026-12-02 <span class="age">(ends in 23h 0m)</span>`, // its rule's until as written, and when it ends
+		`<span class="age">1h 30m</span>`,                      // not checked for
+		`<span class="age">10m 0s ago</span>`,                  // resolved
+		`<span class="age">1h 0m</span>`,                       // was open for
+		"No drift found, but no cluster was checked",           // not the green "No drift found."
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the page lacks %q", want)
