@@ -16,9 +16,10 @@ import (
 )
 
 // TestKubectlCommandNeverFromCloudStackData gives a cluster and its VMs names full of shell
-// syntax and checks that each control-node session ran exactly the configured command: the fake
-// node counts only that exact string as a command and answers anything else with exit 127, so
-// sessions == commands and no exit_status failure mean nothing else was executed.
+// syntax and checks that each control-node session ran only the configured command: the fake
+// node counts only a kubectl get nodes as a command, runs nothing of a command with shell syntax
+// (exit 2) and answers any other as sh would (exit 127), so sessions == commands and no
+// exit_status failure mean nothing else was executed.
 func TestKubectlCommandNeverFromCloudStackData(t *testing.T) {
 	t.Parallel()
 	e, cs := newEnv(t, simulator.ClusterSpec{Name: "evil"})

@@ -69,14 +69,18 @@ func TestNodesFailures(t *testing.T) {
 	}
 }
 
+// TestNodesUnexpectedCommand: a command the node does not have fails with its exit status; the
+// table that kubectl get nodes prints without -o is not a node list.
 func TestNodesUnexpectedCommand(t *testing.T) {
 	f := newFixture(t)
-	l := f.lister(t, func(o *Options) { o.Command = "kubectl get nodes" })
+	l := f.lister(t, func(o *Options) { o.Command = "/usr/local/bin/kubectl get nodes -o name" })
 	nodes, err := f.nodes(t, l)
 	wantReason(t, nodes, err, "exit_status")
 	if err != nil && !strings.Contains(err.Error(), "status 127") {
 		t.Errorf("error %v does not mention status 127", err)
 	}
+	nodes, err = f.nodes(t, f.lister(t, func(o *Options) { o.Command = "kubectl get nodes" }))
+	wantReason(t, nodes, err, "bad_output")
 }
 
 func TestNodesWrongKey(t *testing.T) {

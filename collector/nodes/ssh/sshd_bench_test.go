@@ -34,7 +34,7 @@ func BenchmarkNodesFake(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv, err := sshtest.NewServer(sshtest.Options{AuthorizedKey: key.PublicKey(), Command: standInCommand})
+	srv, err := sshtest.NewServer(sshtest.Options{AuthorizedKey: key.PublicKey()})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -4,11 +4,8 @@ import (
 	"bytes"
 	_ "embed"
 	"errors"
-	"fmt"
 	"io"
-	"maps"
 	"net"
-	"strings"
 	"time"
 
 	"golang.org/x/crypto/ssh"
@@ -180,17 +177,22 @@ func (s *Server) session(ch ssh.Channel, reqs <-chan *ssh.Request) {
 
 // exec runs the fake command and reports whether it finished; false means it hangs.
 func (s *Server) exec(ch ssh.Channel, command string) bool {
-	if command != s.command {
-		fmt.Fprintf(ch.Stderr(), "sh: 1: %s: not found\n", firstWord(command))
-		exit(ch, 127)
+	call, refused := parseCommand(command)
+	if refused != nil {
+		_, _ = io.WriteString(ch, refused.stdout)
+		_, _ = io.WriteString(ch.Stderr(), refused.stderr)
+		exit(ch, refused.status)
 		return true
 	}
 	s.mu.Lock()
 	s.commands++
 	close(s.changed)
 	s.changed = make(chan struct{})
-	mode, nodes := s.mode, append([]string(nil), s.nodes...)
-	versions := maps.Clone(s.versions)
+	mode := s.mode
+	nodes := make([]node, len(s.nodes))
+	for i, name := range s.nodes {
+		nodes[i] = node{name: name, version: s.versions[name], index: i}
+	}
 	delay := s.slowCommand
 	s.mu.Unlock()
 	if delay > 0 {
@@ -229,8 +231,10 @@ func (s *Server) exec(ch ssh.Channel, command string) bool {
 		s.endlessNodes(ch)
 		return false
 	default:
-		_, _ = io.WriteString(ch, nodeOutput(command, nodes, versions))
-		exit(ch, 0)
+		ans := call.print(nodes)
+		_, _ = io.WriteString(ch, ans.stdout)
+		_, _ = io.WriteString(ch.Stderr(), ans.stderr)
+		exit(ch, ans.status)
 	}
 	return true
 }
@@ -251,11 +255,4 @@ func writeHuge(w io.Writer) {
 func exit(ch ssh.Channel, status uint32) {
 	_ = ch.CloseWrite()
 	_, _ = ch.SendRequest("exit-status", false, ssh.Marshal(struct{ Status uint32 }{status}))
-}
-
-func firstWord(command string) string {
-	if f := strings.Fields(command); len(f) > 0 {
-		return f[0]
-	}
-	return command
 }

@@ -16,8 +16,9 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 )
 
-// DefaultCommand is the command the exporter runs by default (ssh.kubectl_command); the server
-// answers only this exact string unless Options.Command says otherwise.
+// DefaultCommand is the command the exporter runs by default (ssh.kubectl_command). The server
+// answers it, and any other kubectl get nodes an operator might configure, as kubectl would
+// (parseCommand); other commands as sh or sudo would.
 const DefaultCommand = config.DefaultKubectlCommand
 
 // DefaultUser is the user CKS creates on its nodes.
@@ -32,8 +33,6 @@ type Options struct {
 	AuthorizedKey ssh.PublicKey
 	// HostKey is the server's host key; nil generates an ed25519 key.
 	HostKey ssh.Signer
-	// Command is the exact command that runs "kubectl"; empty means DefaultCommand.
-	Command string
 	// HandshakeDelay is waited after accepting a connection and before the SSH handshake, to
 	// model a slow node in benchmarks and demos.
 	HandshakeDelay time.Duration
@@ -50,7 +49,6 @@ type Options struct {
 type Server struct {
 	user       string
 	authorized []byte
-	command    string
 	delay      time.Duration
 	ln         net.Listener
 	log        *slog.Logger
@@ -88,7 +86,6 @@ func NewServer(opts Options) (*Server, error) {
 	s := &Server{
 		user:       opts.User,
 		authorized: opts.AuthorizedKey.Marshal(),
-		command:    opts.Command,
 		delay:      opts.HandshakeDelay,
 		log:        opts.Logger,
 		done:       make(chan struct{}),
@@ -97,9 +94,6 @@ func NewServer(opts Options) (*Server, error) {
 	}
 	if s.user == "" {
 		s.user = DefaultUser
-	}
-	if s.command == "" {
-		s.command = DefaultCommand
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -213,7 +207,7 @@ func (s *Server) Signals() []string {
 	return append([]string(nil), s.signals...)
 }
 
-// Commands returns how many times the expected command was started by an authenticated client,
+// Commands returns how many times an authenticated client started kubectl get nodes,
 // so that tests can prove a client never ran kubectl (or ran it once).
 func (s *Server) Commands() int {
 	s.mu.Lock()
