@@ -81,6 +81,7 @@ const measureJS = `(() => {
     notChecked: (document.querySelector('#not-checked') || {}).textContent || '',
     clusterChecked: (document.querySelector('#cluster-checked') || {}).textContent || '',
     noDrift: !!document.querySelector('p.ok#no-findings'),
+    firstFinding: (el => el ? el.getBoundingClientRect().top + window.scrollY : -1)(document.querySelector('#findings tr.finding')),
   };
 })()`
 
@@ -98,6 +99,7 @@ type measured struct {
 	Ages, Announced, Runbooks, CloudStack, Resolved, Skipped []string
 	NotChecked, ClusterChecked                               string
 	NoDrift                                                  bool
+	FirstFinding                                             float64 // the top of the first finding's row in the page; -1: none
 }
 
 // TestStatusPageLayoutInBrowser lays the status page of layoutWorld out in headless Chromium at
@@ -107,7 +109,8 @@ type measured struct {
 // does a column heading; at 390 px nothing is wider than the screen and a name that must wrap
 // has the card's width. The page shows each finding's age, its announcement, its runbook and
 // CloudStack links, the resolved history, and how long the skipped cluster has gone unchecked,
-// which its own page says instead of "No drift found".
+// which its own page says instead of "No drift found". The page leads with what is wrong: the
+// first finding starts within the first screen, also on the phone's 390×844.
 func TestStatusPageLayoutInBrowser(t *testing.T) {
 	bin := tooltest.Require(t, "chromium", "apt-get install chromium (.ci/run installs it)")
 	e, cs := layoutWorld(t)
@@ -162,6 +165,9 @@ func TestStatusPageLayoutInBrowser(t *testing.T) {
 				}
 			}
 			checkPageFacts(t, m, cs, vms, ui)
+			if m.FirstFinding < 0 || m.FirstFinding >= float64(tc.height) {
+				t.Errorf("the first finding starts %v px down the page, not within the first screen of %d px", m.FirstFinding, tc.height)
+			}
 
 			shot := filepath.Join(artifactDir(t), tc.shot)
 			if err := page.Screenshot(shot); err != nil {
@@ -184,7 +190,7 @@ func TestStatusPageLayoutInBrowser(t *testing.T) {
 			}
 			if len(m.Names) > 0 {
 				n := m.Names[widest]
-				t.Logf("at %d px: document %v px wide, %d names, the widest %q %.0f px on %d line(s)", tc.width, m.Scroll, len(m.Names), n.Text, n.Width, n.Lines)
+				t.Logf("at %d px: document %v px wide, %d names, the widest %q %.0f px on %d line(s), the first finding %.0f px down", tc.width, m.Scroll, len(m.Names), n.Text, n.Width, n.Lines, m.FirstFinding)
 			}
 			t.Logf("screenshot at %d px: %s", tc.width, shot)
 			if t.Failed() {

@@ -103,6 +103,11 @@ func TestStatusPageShowsWhatIsWrong(t *testing.T) {
 			t.Errorf("status page lacks %q", want)
 		}
 	}
+	// What is wrong comes first, the green "succeeded" of the last cycle after the findings.
+	findings, unreachable := strings.Index(body, `<a href="#findings">2 findings</a> in 2 clusters`), strings.Index(body, `<a href="#unreachable">1 cluster unreachable</a>`)
+	if first, succeeded := strings.Index(body, `<tr class="finding">`), strings.Index(body, `<span class="ok">succeeded</span>`); findings < 0 || unreachable < 0 || first < unreachable || succeeded < first {
+		t.Errorf("the page does not lead with what is wrong: findings line at %d, unreachable line at %d, first finding at %d, the cycle's result at %d", findings, unreachable, first, succeeded)
+	}
 	if t.Failed() {
 		t.Logf("page:\n%s", body)
 	}

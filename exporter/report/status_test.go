@@ -27,14 +27,7 @@ func TestStatusPageTimesCarryTheirAge(t *testing.T) {
 		Resolved: []collector.Resolved{{ClusterID: clusterUUID, ClusterName: "busy", ResolvedAt: now.Add(-10 * time.Minute),
 			Finding: collector.Finding{Kind: collector.KindNodeWithoutVM, VMName: "ghost", FirstSeen: now.Add(-70 * time.Minute)}}},
 	}
-	r := New(snap, Context{Now: now}).Printable()
-	page := NewStatusPage(r, "test", "/metrics", now)
-	page.Fill(r.Clusters)
-	rec := httptest.NewRecorder()
-	if err := Render(rec, 200, "index", page); err != nil {
-		t.Fatal(err)
-	}
-	body := rec.Body.String()
+	body := renderIndex(t, snap, now)
 	for _, want := range []string{
 		"2026-12-02T00:59:00Z (1m0s ago)",                      // the cycle
 		`<span class="age">3h 0m ago</span>`,                   // the accepted finding, open since
@@ -54,4 +47,56 @@ func TestStatusPageTimesCarryTheirAge(t *testing.T) {
 	if t.Failed() {
 		t.Logf("page:\n%s", body)
 	}
+}
+
+// TestStatusPageLeadsWithWhatIsWrong: the front page opens with what is wrong (a failed cycle with
+// its error, the findings, the unreachable clusters), then the findings; the last cycle's facts
+// and the counts come after them. A page with nothing wrong has no such lines.
+func TestStatusPageLeadsWithWhatIsWrong(t *testing.T) {
+	now := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
+	unmapped := collector.Finding{Kind: collector.KindUnmappedVM, VMID: vmUUID, VMName: "cache01", FirstSeen: now.Add(-time.Hour)}
+	cluster := collector.Cluster{ID: clusterUUID, Name: "busy", State: "Running", ClusterType: collector.CloudManaged}
+	failed := &collector.Snapshot{Start: now.Add(-time.Minute), End: now.Add(-time.Minute), Enabled: true, LastSuccess: now.Add(-time.Hour),
+		Error: "listVirtualMachines: CloudStack API error 530", Clusters: []collector.ClusterStatus{
+			{Cluster: cluster, Checked: true, VM: []collector.Finding{unmapped}, Nodes: collector.NodeList{Err: "timeout"}},
+		}}
+	body := renderIndex(t, failed, now)
+	order := []string{
+		`id="verdict-failed">The last cycle failed: listVirtualMachines: CloudStack API error 530.`,
+		`id="verdict-findings"><a href="#findings">1 finding</a> in 1 cluster</li>`,
+		`id="verdict-unreachable"><a href="#unreachable">1 cluster unreachable</a>`,
+		`<tr class="finding">`,
+		`id="cycle-result"`,
+		`id="count-clusters"`,
+	}
+	last := -1
+	for _, want := range order {
+		i := strings.Index(body, want)
+		if i < 0 || i < last {
+			t.Errorf("%q is at %d, want it after %d", want, i, last)
+		}
+		last = i
+	}
+
+	healthy := &collector.Snapshot{Start: now.Add(-time.Minute), End: now.Add(-time.Minute), Success: true, Enabled: true, LastSuccess: now.Add(-time.Minute),
+		Clusters: []collector.ClusterStatus{{Cluster: cluster, Checked: true, Nodes: collector.NodesRead(nil, nil)}}}
+	if body := renderIndex(t, healthy, now); strings.Contains(body, `id="verdict"`) || !strings.Contains(body, `<p class="ok" id="no-findings">`) {
+		t.Error("a healthy cloud's page has lines of what is wrong, or does not say no drift was found")
+	}
+	if t.Failed() {
+		t.Logf("page:\n%s", body)
+	}
+}
+
+// renderIndex renders the front page of snap at now.
+func renderIndex(t *testing.T, snap *collector.Snapshot, now time.Time) string {
+	t.Helper()
+	r := New(snap, Context{Now: now}).Printable()
+	page := NewStatusPage(r, "test", "/metrics", now)
+	page.Fill(r.Clusters)
+	rec := httptest.NewRecorder()
+	if err := Render(rec, 200, "index", page); err != nil {
+		t.Fatal(err)
+	}
+	return rec.Body.String()
 }
