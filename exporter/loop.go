@@ -161,6 +161,7 @@ func (e *Exporter) runCycle(ctx context.Context, cfg *config.Config, src sources
 	}
 	logInventoryRecovery(prev, next, e.logger)
 	logCycleSummary(prev, next, e.logger)
+	logSlowRequests(e.apiMetrics.TakeSlow(), e.logger)
 	e.publish(next)
 	e.ready.Store(true)
 	e.at(handoffPublished)

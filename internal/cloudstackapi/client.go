@@ -42,7 +42,8 @@ const MaxResponseBytes = 64 << 20
 type Client struct {
 	opts        Options
 	transport   http.RoundTripper
-	maxResponse int64 // MaxResponseBytes; lower in tests
+	maxResponse int64         // MaxResponseBytes; lower in tests
+	slow        time.Duration // SlowAfter(Timeout)
 }
 
 // New validates the options and prepares the HTTP transport (TLS from prometheus/common, with
@@ -72,13 +73,13 @@ func New(o Options) (*Client, error) {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.TLSClientConfig = tlsConfig
 	t.MaxIdleConnsPerHost = 8
-	return &Client{opts: o, transport: t, maxResponse: MaxResponseBytes}, nil
+	return &Client{opts: o, transport: t, maxResponse: MaxResponseBytes, slow: SlowAfter(o.Timeout)}, nil
 }
 
 // SDK returns an SDK client whose every request carries ctx. The SDK takes no context, so the
 // context is bound to a per-call transport: cancelling ctx aborts the request under way.
 func (c *Client) SDK(ctx context.Context) *cs.CloudStackClient {
-	hc := &http.Client{Transport: ctxTransport{ctx: ctx, base: c.transport, max: c.maxResponse, metrics: c.opts.Metrics}, Timeout: c.opts.Timeout}
+	hc := &http.Client{Transport: ctxTransport{ctx: ctx, base: c.transport, max: c.maxResponse, metrics: c.opts.Metrics, slow: c.slow}, Timeout: c.opts.Timeout}
 	return cs.NewAsyncClient(c.opts.Endpoint, c.opts.APIKey, c.opts.SecretKey, !c.opts.InsecureSkipVerify, cs.WithHTTPClient(hc))
 }
 
@@ -87,13 +88,18 @@ type ctxTransport struct {
 	base    http.RoundTripper
 	max     int64 // bytes of one answer
 	metrics *Metrics
+	slow    time.Duration // a request that takes longer is slow (Metrics.TakeSlow)
 }
 
 // RoundTrip also refuses an error envelope sent with HTTP 200 (a proxy may do that): the SDK
 // would decode it as an empty list, and an empty list of clusters would look like a cloud whose
 // clusters are all gone.
+// The request's duration runs to the end of its answer (of its headers for an error answer, which
+// the SDK reads later) or its failure.
 func (t ctxTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	read := t.metrics.count(command(r)) // a request that fails on the way still cost CloudStack one
+	cmd := command(r)
+	read := t.metrics.count(cmd) // a request that fails on the way still cost CloudStack one
+	defer t.metrics.observe(cmd, t.metrics.start(), t.slow)
 	resp, err := t.base.RoundTrip(r.WithContext(t.ctx))
 	if err != nil {
 		return resp, err
