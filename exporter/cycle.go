@@ -77,7 +77,7 @@ func cycle(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, sr
 	collector.MarkStates(next.Clusters, prev.Clusters, states, firstSeen, next.Start, cfg.Check.StuckAfter) // before the accept rules: they may accept what it finds
 	next.Clusters, next.AcceptRules = collector.Accept(next.Clusters, inv.Clusters, cfg.Rules(), next.Start)
 	logAcceptRules(prev.AcceptRules, next.AcceptRules, logger)
-	logReachability(prev.Clusters, next.Clusters, logAuthSummary(prev.Clusters, next.Clusters, cfg, logger), nodeTarget(src.nodes), logger)
+	logNodeSides(prev.Clusters, next.Clusters, cfg, nodeTarget(src.nodes), logger)
 	if announcer != nil {
 		announcer.Notify(ctx, next.Clusters)
 	}
@@ -148,11 +148,28 @@ func nodeTarget(nodes NodeLister) func(collector.Cluster) []any {
 	return func(c collector.Cluster) []any { return []any{"ssh_host", c.SSH.Host, "ssh_port", c.SSH.Port} }
 }
 
+// logNodeSides logs what changed in whether the clusters' nodes could be listed: the summaries of
+// refused keys and of an outage of most clusters, and the per-cluster lines they do not stand for.
+func logNodeSides(prev, cur []collector.ClusterStatus, cfg *config.Config, target func(collector.Cluster) []any, logger *slog.Logger) {
+	sum := summarized{auth: logAuthSummary(prev, cur, cfg, logger)}
+	sum.outageBefore, sum.outage = logOutageSummary(prev, cur, logger)
+	logReachability(prev, cur, sum, target, logger)
+}
+
+// summarized says which per-cluster lines of logReachability a summary line stands for.
+type summarized struct {
+	auth bool // refused keys (logAuthSummary)
+	// outage: the failures of an outage of most clusters' node sides (logOutageSummary);
+	// outageBefore: the last cycle's, whose end the outage's INFO line says for every cluster.
+	outage, outageBefore bool
+}
+
 // logReachability logs a change of kubectl reachability once, not every cycle: a WARN when a
 // cluster's nodes can no longer be listed or fail for another reason, an INFO when they can again.
-// With authSummarized, refused keys were summed up in one line and are not logged per cluster.
-// target names where the node list was asked.
-func logReachability(prev, cur []collector.ClusterStatus, authSummarized bool, target func(collector.Cluster) []any, logger *slog.Logger) {
+// What a summary line stands for is not logged per cluster: refused keys, and the failures and
+// recoveries of an outage (a cluster still failing when the outage ends has a line from the next
+// change of its reason on, as with refused keys). target names where the node list was asked.
+func logReachability(prev, cur []collector.ClusterStatus, sum summarized, target func(collector.Cluster) []any, logger *slog.Logger) {
 	before := make(map[string]collector.ClusterStatus, len(prev))
 	for _, s := range prev {
 		before[s.Cluster.ID] = s
@@ -163,12 +180,13 @@ func logReachability(prev, cur []collector.ClusterStatus, authSummarized bool, t
 		}
 		p, seen := before[s.Cluster.ID]
 		switch {
-		case authSummarized && s.Nodes.Err == authReason: // in the summary line already
+		case sum.auth && s.Nodes.Err == authReason: // in the summary line already
+		case sum.outage && !s.Nodes.Read() && s.Nodes.Err != authReason: // in the outage's line
 		case !s.Nodes.Read() && (!seen || p.Nodes.Err != s.Nodes.Err):
 			logger.Warn("Could not list the Kubernetes nodes of the cluster; comparing its VM map with the VMs in CloudStack only",
 				append([]any{"cluster", s.Cluster.Name, "cluster_id", s.Cluster.ID, "reason", s.Nodes.Err, "detail", s.Nodes.Detail},
 					target(s.Cluster)...)...)
-		case s.Nodes.Read() && seen && p.Nodes.Err != "":
+		case s.Nodes.Read() && seen && p.Nodes.Err != "" && !(sum.outageBefore && p.Nodes.Err != authReason):
 			logger.Info("The Kubernetes nodes of the cluster can be listed again", "cluster", s.Cluster.Name, "cluster_id", s.Cluster.ID)
 		}
 	}

@@ -194,7 +194,7 @@ func recheck(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, 
 	collector.MarkStates(some, prev.Clusters, states, firstSeen, start, cfg.Check.StuckAfter)
 	fresh := inv.Clusters[:len(only)]
 	some, _ = collector.Accept(some, fresh, cfg.Rules(), start)
-	logReachability(prev.Clusters, some, false, nodeTarget(src.nodes), logger)
+	logReachability(prev.Clusters, some, summarized{}, nodeTarget(src.nodes), logger)
 	next := carry(prev)
 	next.Clusters = collector.Replace(prev.Clusters, some, gone)
 	if announcer != nil {

@@ -10,7 +10,7 @@ type Mode int
 // to connections accepted after SetMode; modes that concern the command apply to commands started
 // after SetMode.
 const (
-	// Normal answers the expected command with one "node/<name>" line per node and exit 0.
+	// Normal answers kubectl get nodes as kubectl prints it, and exit 0.
 	Normal Mode = iota
 	// Refuse accepts the TCP connection and closes it at once, as a host with sshd down behind
 	// a port forward does.
