@@ -113,6 +113,9 @@ func parseKubectl(args []string) (kubectlCall, *answer) {
 	fail := func(format string, a ...any) (kubectlCall, *answer) {
 		return kubectlCall{}, &answer{stderr: fmt.Sprintf(format, a...) + "\n", status: 1}
 	}
+	flagError := func(format string, a ...any) (kubectlCall, *answer) { // as kubectl words a bad flag
+		return fail("error: "+format+"\nSee 'kubectl get --help' for usage.", a...)
+	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
@@ -128,13 +131,13 @@ func parseKubectl(args []string) (kubectlCall, *answer) {
 					b, err = true, nil
 				}
 				if err != nil {
-					return fail("error: invalid argument %q for \"--no-headers\" flag: strconv.ParseBool: parsing %q: invalid syntax", value, value)
+					return flagError("invalid argument %q for \"--no-headers\" flag: strconv.ParseBool: parsing %q: invalid syntax", value, value)
 				}
 				call.noHeaders = b
 			case name == "output" || slices.Contains(valueFlags, name):
 				if !hasValue {
 					if i+1 == len(args) {
-						return fail("error: flag needs an argument: --%s", name)
+						return flagError("flag needs an argument: --%s", name)
 					}
 					i++
 					value = args[i]
@@ -143,16 +146,16 @@ func parseKubectl(args []string) (kubectlCall, *answer) {
 					call.output = value
 				}
 			default:
-				return fail("error: unknown flag: --%s\nSee 'kubectl get --help' for usage.", name)
+				return flagError("unknown flag: --%s", name)
 			}
 		case strings.HasPrefix(a, "-") && len(a) > 1:
 			if a[1] != 'o' {
-				return fail("error: unknown shorthand flag: %q in %s\nSee 'kubectl get --help' for usage.", a[1], a)
+				return flagError("unknown shorthand flag: %q in %s", a[1], a)
 			}
 			value := strings.TrimPrefix(a[2:], "=")
 			if len(a) == 2 {
 				if i+1 == len(args) {
-					return fail("error: flag needs an argument: 'o' in -o")
+					return flagError("flag needs an argument: 'o' in -o")
 				}
 				i++
 				value = args[i]

@@ -167,3 +167,57 @@ func TestMeasureKubectlFrozen(t *testing.T) {
 		}
 	}
 }
+
+// TestFakeKubectlAnswersAsRealKubectl runs the kubectl of make kube-tools against a real
+// kube-apiserver holding the fake's nodes, and the fake control node's kubectl on the same
+// commands: what each prints on stdout and stderr and its exit status are the same, for every
+// output the exporter may be configured to parse and for kubectl's refusals. (The table and its
+// wide form are left out: real nodes without a kubelet are NotReady and have their own ages; so
+// is an unknown format, whose list of the formats kubectl knows grows with its releases.)
+func TestFakeKubectlAnswersAsRealKubectl(t *testing.T) {
+	cp := controlplanetest.Start(t, controlplanetest.Options{})
+	nodes := []node{{name: "demo-control-1", version: "v1.33.1"}, {name: "demo-node-2", version: "v1.32.4", index: 1}}
+	for _, n := range nodes {
+		cp.AddNodes(t, controlplanetest.Node{Name: n.name, KubeletVersion: n.version})
+	}
+	cache := filepath.Join(t.TempDir(), "cache")
+	for _, args := range []string{
+		"get nodes -o name",
+		"get no --output=name demo-node-2",
+		"get nodes --no-headers -o custom-columns=NAME:.metadata.name,VERSION:.status.nodeInfo.kubeletVersion --request-timeout=5s",
+		"get nodes -o custom-columns=NAME:.metadata.name,VERSION:.status.nodeInfo.kubeletVersion",
+		"get nodes -o custom-columns=NAME:.metadata.name,ZONE:.metadata.labels.zone --no-headers",
+		"get nodes -o name ghost",
+		"get nodes --all",
+		"get nodes -x",
+		"get nodes -o",
+		"get nodes --no-headers=maybe",
+		"get nodes -o custom-columns=NAME",
+		"get widgets",
+	} {
+		t.Run(args, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			cmd := cp.KubectlCommand(cache, strings.Fields(args)...)
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			status := 0
+			if err := cmd.Run(); err != nil {
+				exitErr, ok := err.(*exec.ExitError)
+				if !ok {
+					t.Fatal(err)
+				}
+				status = exitErr.ExitCode()
+			}
+			call, refused := parseCommand("sudo /opt/bin/kubectl " + args)
+			fake := answer{}
+			if refused != nil {
+				fake = *refused
+			} else {
+				fake = call.print(nodes)
+			}
+			real := answer{stdout: stdout.String(), stderr: stderr.String(), status: uint32(status)}
+			if diff := cmp.Diff(real, fake, cmp.AllowUnexported(answer{})); diff != "" {
+				t.Errorf("kubectl %s: the fake differs from real kubectl (-real +fake):\n%s", args, diff)
+			}
+		})
+	}
+}
