@@ -25,7 +25,10 @@ func expunging(state string) bool {
 // compared only when the nodes were read (NodeList.Read).
 func Compare(c Cluster, idx *Index, nodes NodeList, now time.Time, grace time.Duration) Result {
 	young := func(created time.Time) bool { return !created.IsZero() && now.Sub(created) < grace }
+	// The cluster's unmapped VMs: those named as its nodes, and those CloudStack records as
+	// deployed by CKS for its owner whatever their names (Index.DeployedUnmapped).
 	named := idx.NamedAsNodes(c)
+	deployed := idx.DeployedUnmapped(c)
 	var res Result
 
 	visible := 0
@@ -51,6 +54,13 @@ func Compare(c Cluster, idx *Index, nodes NodeList, now time.Time, grace time.Du
 		res.VM = append(res.VM, Finding{Kind: KindUnmappedVM, VMID: vm.ID, VMName: vm.Name,
 			Message: fmt.Sprintf("VM %s (%s, %s) is named as a node of Kubernetes cluster %s but is not one of its VMs in CloudStack", vm.Name, vm.ID, vm.State, c.Name)})
 	}
+	for _, vm := range deployed {
+		if expunging(vm.State) || young(vm.Created) {
+			continue
+		}
+		res.VM = append(res.VM, Finding{Kind: KindUnmappedVM, VMID: vm.ID, VMName: vm.Name, Message: deployedMessage(*vm, c.Name)})
+	}
+	named = append(named[:len(named):len(named)], deployed...)
 	if !c.MapRowsVisible {
 		// Through the API a dangling map row only shows as a count gap; VMs named as nodes but
 		// missing from the map explain part of it and are reported as such.
@@ -71,6 +81,13 @@ func Compare(c Cluster, idx *Index, nodes NodeList, now time.Time, grace time.Du
 	sortFindings(res.VM)
 	sortFindings(res.Node)
 	return res
+}
+
+// deployedMessage is the message of an unmapped VM that CloudStack records as deployed by CKS
+// but that is named as no node of the cluster.
+func deployedMessage(vm VM, cluster string) string {
+	return fmt.Sprintf("VM %s (%s, %s) was deployed by CKS (vmtype cksnode) for the owner of Kubernetes cluster %s but is not one of the VMs of any cluster in CloudStack: "+
+		"no scale, upgrade or delete of the cluster will include it", vm.Name, vm.ID, vm.State, cluster)
 }
 
 // compareNodes is the node side: running VMs of the cluster that Kubernetes does not know, and

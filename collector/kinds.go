@@ -115,7 +115,7 @@ const checkVMs = "Check the VMs of the Kubernetes cluster in CloudStack against 
 var Declarations = []Declaration{
 	{
 		Kind: KindUnmappedVM, Side: SideVM, Subject: SubjectVM,
-		When:    "a VM named as a node of the cluster (CKS naming, below) in the cluster's account or project is in no cluster's VM map",
+		When:    "a VM named as a node of the cluster (CKS naming, below) in the cluster's account or project is in no cluster's VM map; or one CloudStack records as deployed by CKS (`vmtype` cksnode from 4.20, `user_vm.user_vm_type` from 4.16 in the database) in the cluster's account or project, in no map and named as no node of the owner's clusters, whatever its name (one cluster of the owner reports it: the one created last before the VM)",
 		Meaning: "A VM named as a node of the cluster is in no cluster's VM map: CloudStack will not scale, upgrade or delete it with the cluster.",
 		Action:  "Find who created it (its account, project and events); remove a stray VM, or accept it in the configuration's accept: if it belongs there.",
 		Advice:  checkVMs,

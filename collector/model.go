@@ -76,6 +76,10 @@ type VM struct {
 	DomainID  string
 	ProjectID string
 	Created   time.Time
+	// CKSNode: CloudStack records the VM as one CKS deployed (user_vm.user_vm_type = cksnode,
+	// set by KubernetesClusterStartWorker and KubernetesClusterResourceModifierActionWorker
+	// from 4.16.0.0; listVirtualMachines answers it as vmtype from 4.20.0.0, UserVmResponse).
+	CKSNode bool
 }
 
 // SSHTarget is the address of a cluster's first control node for SSH.

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"strings"
 
 	cs "github.com/apache/cloudstack-go/v2/cloudstack"
 
@@ -65,7 +66,8 @@ type vmRow struct {
 
 func toVMRow(v *wireVM) vmRow {
 	return vmRow{vm: collector.VM{ID: string(v.ID), Name: string(v.Name), State: string(v.State), Account: string(v.Account),
-		DomainID: string(v.DomainID), ProjectID: string(v.ProjectID), Created: cloudstackapi.ParseDate(string(v.Created))},
+		DomainID: string(v.DomainID), ProjectID: string(v.ProjectID), Created: cloudstackapi.ParseDate(string(v.Created)),
+		CKSNode: strings.EqualFold(string(v.VMType), "cksnode")},
 		loginUser: loginUser(v)}
 }
 

@@ -169,6 +169,9 @@ type wireVM struct {
 	// column dataIndex 'kubernetesnodeversion', seen in a fork that follows 4.21). Under another
 	// name it would read as empty and every node would be compared with the cluster's version.
 	NodeVersion text `json:"kubernetesnodeversion"`
+	// VMType is UserVmResponse's vmtype (ApiConstants.VM_TYPE, since 4.20.0): "cksnode" for the
+	// VMs CKS deployed (UserVmManager.CKS_NODE).
+	VMType text `json:"vmtype"`
 }
 
 // wireNIC is the part of NicResponse the SSH fallback reads.

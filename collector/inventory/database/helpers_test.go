@@ -111,9 +111,22 @@ func mappedVM(v *cloudstacktest.VM) collector.MappedVM {
 	return collector.MappedVM{ID: v.ID, InternalID: v.InternalID, Name: v.Name, State: v.State, Created: v.Created, Removed: v.Removed}
 }
 
-// listedVM is a VM as listVirtualMachines shows it.
+// listedVM is a VM as listVirtualMachines shows it (vmtype from 4.20, user_vm.user_vm_type from
+// 4.16: atSchema clears what older schemas lack).
 func listedVM(v *cloudstacktest.VM) collector.VM {
-	return collector.VM{ID: v.ID, Name: v.Name, State: v.State, Account: v.Account, DomainID: v.DomainID, ProjectID: v.ProjectID, Created: v.Created}
+	return collector.VM{ID: v.ID, Name: v.Name, State: v.State, Account: v.Account, DomainID: v.DomainID, ProjectID: v.ProjectID, Created: v.Created,
+		CKSNode: v.Type == cloudstacktest.CKSNodeType}
+}
+
+// atSchema is inv as a database of schema v shows it: before 4.16 user_vm has no user_vm_type, so
+// no VM is known as one CKS deployed.
+func atSchema(inv collector.Inventory, v mariadbtest.Version) collector.Inventory {
+	if v < mariadbtest.V4_16 {
+		for i := range inv.VMs {
+			inv.VMs[i].CKSNode = false
+		}
+	}
+	return inv
 }
 
 // brief is a finding without its message.

@@ -41,7 +41,7 @@ func (s *Source) assemble(r rows) collector.Inventory {
 		}
 		inv.VMs = append(inv.VMs, collector.VM{ID: v.uuid.String, Name: v.name.String, State: v.state.String,
 			Account: ownerAccount(project, v.accountName), DomainID: v.domainUUID.String,
-			ProjectID: v.projectUUID.String, Created: utc(v.created)})
+			ProjectID: v.projectUUID.String, Created: utc(v.created), CKSNode: strings.EqualFold(v.vmType.String, "cksnode")})
 	}
 
 	ipsByNetwork := make(map[int64][]ipRow)

@@ -42,7 +42,7 @@ func TestBaseline(t *testing.T) {
 			}
 			s, d := load(t, rw.w, v, Options{})
 			inv := inventory(t, s)
-			if diff := cmp.Diff(baseline(rw), inv); diff != "" {
+			if diff := cmp.Diff(atSchema(baseline(rw), v), inv); diff != "" {
 				t.Errorf("inventory (-want +got):\n%s", diff)
 			}
 			var name, instance, display string
@@ -168,7 +168,7 @@ func TestScenarios(t *testing.T) {
 				want.Clusters = append(want.Clusters, c)
 				for _, v := range o.VMs() {
 					want.VMs = append(want.VMs, collector.VM{ID: v.ID, Name: v.Name, State: "Running", DomainID: cloudstacktest.RootDomainID,
-						ProjectID: blueID, Created: created})
+						ProjectID: blueID, Created: created, CKSNode: true})
 				}
 			},
 		},
@@ -320,7 +320,7 @@ func TestScenarios(t *testing.T) {
 			}
 			src, _ := load(t, s.w, version, tt.opts)
 			inv := inventory(t, src)
-			if diff := cmp.Diff(want, inv, cmpopts.EquateEmpty()); diff != "" {
+			if diff := cmp.Diff(atSchema(want, version), inv, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("inventory (-want +got):\n%s", diff)
 			}
 

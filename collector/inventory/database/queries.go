@@ -55,6 +55,8 @@ type columns struct {
 	// events: the event table is readable (its description column; an account without SELECT
 	// on it reads everything else), and eventResource its resource_id (4.17 on).
 	events, eventResource bool
+	// vmType: user_vm.user_vm_type (4.16 on), "cksnode" for the VMs CKS deploys.
+	vmType bool
 	// details is the VM details table the account may read, by the name of this release
 	// (details.go); empty when it may read neither name.
 	details string
@@ -62,11 +64,11 @@ type columns struct {
 
 const columnsQuery = `SELECT table_name, column_name FROM information_schema.columns
 WHERE table_schema = DATABASE()
-  AND table_name IN ('kubernetes_cluster', 'kubernetes_cluster_vm_map', 'kubernetes_supported_version', 'event',
+  AND table_name IN ('kubernetes_cluster', 'kubernetes_cluster_vm_map', 'kubernetes_supported_version', 'event', 'user_vm',
                      '` + detailsTable + `', '` + oldDetailsTable + `')
   AND column_name IN ('control_node_count', 'master_node_count', 'cluster_type', 'etcd_node_count',
                       'control_node', 'etcd_node', 'external_node', 'kubernetes_version_id', 'semantic_version',
-                      'kubernetes_node_version', 'description', 'resource_id', 'value')`
+                      'kubernetes_node_version', 'description', 'resource_id', 'value', 'user_vm_type')`
 
 // errNoCKS is returned when the database has no kubernetes_cluster table CKS could have made.
 var errNoCKS = errors.New("no kubernetes_cluster table with a control or master node count: the DSN must name CloudStack's database (4.14 or later)")
@@ -102,8 +104,11 @@ ORDER BY m.cluster_id, m.id`
 }
 
 // vmsQuery reads the VMs listVirtualMachines shows an admin: user VMs (user_vm_view joins user_vm,
-// account and domain) that are not expunged, in any state.
-const vmsQuery = `SELECT v.id, v.uuid, v.name, v.state, v.created, a.account_name, a.type, d.uuid, p.uuid
+// account and domain) that are not expunged, in any state, with the type CloudStack records for
+// each (user_vm.user_vm_type, schema-41520to41600.sql line 22 at 4.16.0.0: "cksnode" for the VMs
+// CKS deploys, UserVmManager.CKS_NODE; NULL before 4.16).
+func (c columns) vmsQuery() string {
+	return `SELECT v.id, v.uuid, v.name, v.state, v.created, a.account_name, a.type, d.uuid, p.uuid, ` + pick(c.vmType, "u.user_vm_type", "NULL") + `
 FROM user_vm u
 JOIN vm_instance v ON v.id = u.id
 JOIN account a ON a.id = v.account_id
@@ -111,6 +116,7 @@ JOIN domain d ON d.id = v.domain_id
 LEFT JOIN projects p ON p.project_account_id = v.account_id AND p.removed IS NULL
 WHERE v.removed IS NULL
 ORDER BY v.id`
+}
 
 // clusterNetworks selects the networks of the clusters.
 const clusterNetworks = `SELECT kn.network_id FROM kubernetes_cluster kn WHERE kn.removed IS NULL AND kn.network_id IS NOT NULL`
@@ -243,6 +249,7 @@ type vmRow struct {
 	accountType       sql.NullInt64
 	domainUUID        sql.NullString
 	projectUUID       sql.NullString
+	vmType            sql.NullString
 }
 
 type ipRow struct {
@@ -334,9 +341,9 @@ func (r reader) read(ctx context.Context) (out rows, step string, err error) {
 	}); err != nil {
 		return out, "read kubernetes_cluster_vm_map", err
 	}
-	if err := r.query(ctx, vmsQuery, func(res *sql.Rows) error {
+	if err := r.query(ctx, c.vmsQuery(), func(res *sql.Rows) error {
 		var v vmRow
-		err := res.Scan(&v.id, &v.uuid, &v.name, &v.state, &v.created, &v.accountName, &v.accountType, &v.domainUUID, &v.projectUUID)
+		err := res.Scan(&v.id, &v.uuid, &v.name, &v.state, &v.created, &v.accountName, &v.accountType, &v.domainUUID, &v.projectUUID, &v.vmType)
 		out.vms = append(out.vms, v)
 		return err
 	}); err != nil {
@@ -405,6 +412,7 @@ func detect(present map[[2]string]bool) (columns, error) {
 			present[[2]string{"kubernetes_supported_version", "semantic_version"}],
 		events:        present[[2]string{"event", "description"}],
 		eventResource: present[[2]string{"event", "resource_id"}],
+		vmType:        present[[2]string{"user_vm", "user_vm_type"}],
 	}
 	c.details = detailsOf(present)
 	switch {

@@ -82,6 +82,9 @@ func (w *World) BuildCluster(spec ClusterSpec) *ClusterSet {
 		vm := w.AddVM(VM{Name: name, State: "Running", NetworkID: network,
 			IPAddress: fmt.Sprintf("10.%d.%d.%d", n/250+1, n%250, len(c.VMMap)+10), Created: spec.Created}.Of(&c))
 		c.VMMap = append(c.VMMap, vm.InternalID)
+		if !spec.Pre416 {
+			vm.Type = CKSNodeType
+		}
 		if spec.LoginUser != "" {
 			vm.Details = map[string]string{"controlNodeLoginUser": spec.LoginUser}
 		}

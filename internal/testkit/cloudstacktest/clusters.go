@@ -55,7 +55,7 @@ func (w *World) clusterVMs(c *Cluster) []vmJSON {
 		if !ok || vm == nil || vm.Removed {
 			continue
 		}
-		j := newVMJSON(vm)
+		j := w.vmJSONOf(vm)
 		etcd, external := vm.EtcdNode, vm.ExternalNode
 		j.IsEtcdNode, j.IsExternalNode = &etcd, &external
 		j.KubernetesNodeVersion = vm.KubernetesNodeVersion

@@ -1,6 +1,7 @@
 package cloudstacktest
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -32,6 +33,21 @@ type vmJSON struct {
 	// KubernetesNodeVersion is KubernetesUserVmResponse's node version (4.21 on: the map row's
 	// kubernetes_node_version), under the name the exporter reads (see its wireVM).
 	KubernetesNodeVersion string `json:"kubernetesnodeversion,omitempty"`
+	// VMType is UserVmResponse's vmtype (ApiConstants.VM_TYPE, since 4.20.0): the VM's
+	// user_vm_type, "UserVM" unless a service deployed it ("cksnode").
+	VMType string `json:"vmtype,omitempty"`
+}
+
+// CKSNodeType is the user_vm_type of the VMs CKS deploys (UserVmManager.CKS_NODE).
+const CKSNodeType = "cksnode"
+
+// vmJSONOf is a VM's UserVmResponse as the world's release answers it.
+func (w *World) vmJSONOf(vm *VM) vmJSON {
+	j := newVMJSON(vm)
+	if w.since(20) {
+		j.VMType = cmp.Or(vm.Type, "UserVM")
+	}
+	return j
 }
 
 type nicJSON struct {
@@ -111,7 +127,7 @@ func (s *Server) listVirtualMachines(r *request) (any, *apiError) {
 			out = append(out, vm)
 		}
 	}
-	return listAnswerOf(r, win, "virtualmachine", out, newVMJSON), nil
+	return listAnswerOf(r, win, "virtualmachine", out, s.world.vmJSONOf), nil
 }
 
 // vmStateMatches applies listVirtualMachines' state filter; "present" is CloudStack's shorthand

@@ -121,6 +121,10 @@ type VM struct {
 	EtcdNode, ExternalNode bool
 	// KubernetesNodeVersion is the row's kubernetes_node_version (4.21 on).
 	KubernetesNodeVersion string
+	// Type is user_vm.user_vm_type: "cksnode" for the VMs CKS deploys (UserVmManager.CKS_NODE,
+	// 4.16.0.0 on; BuildCluster sets it), empty for CloudStack's default "UserVM".
+	// listVirtualMachines answers it as vmtype from 4.20.0.0.
+	Type string
 }
 
 // NIC is a nics row of a VM that is not its default NIC. Removed ones are not shown.

@@ -76,7 +76,8 @@ func (v Version) downgrade() []string {
 	if v < V4_16 {
 		stmts = append(stmts,
 			"ALTER TABLE `kubernetes_cluster` CHANGE `control_node_count` `master_node_count` bigint NOT NULL default '0' COMMENT 'the number of the master nodes deployed for this Kubernetes cluster'",
-			"ALTER TABLE `kubernetes_cluster_vm_map` DROP COLUMN `control_node`")
+			"ALTER TABLE `kubernetes_cluster_vm_map` DROP COLUMN `control_node`",
+			"ALTER TABLE `user_vm` DROP COLUMN `user_vm_type`")
 	}
 	return stmts
 }

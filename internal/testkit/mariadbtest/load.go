@@ -1,6 +1,7 @@
 package mariadbtest
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"sort"
@@ -81,10 +82,17 @@ func (w *rowSet) tables(v Version) []table {
 	}
 	vms := table{name: "vm_instance", cols: []string{"id", "uuid", "name", "instance_name", "state", "created", "removed", "account_id", "domain_id"}}
 	userVMs := table{name: "user_vm", cols: []string{"id", "display_name"}}
+	if v >= V4_16 {
+		userVMs.cols = append(userVMs.cols, "user_vm_type")
+	}
 	for _, m := range w.VMs {
 		vms.rows = append(vms.rows, []any{m.ID, m.UUID, m.Name, m.InstanceName, m.State, m.Created, removedAt(m.Removed, m.Created), m.Account.ID, m.Domain.ID})
 		if !m.System {
-			userVMs.rows = append(userVMs.rows, []any{m.ID, m.DisplayName})
+			row := []any{m.ID, m.DisplayName}
+			if v >= V4_16 {
+				row = append(row, cmp.Or(m.Type, "UserVM"))
+			}
+			userVMs.rows = append(userVMs.rows, row)
 		}
 	}
 

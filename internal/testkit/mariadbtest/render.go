@@ -198,7 +198,7 @@ func (r *renderer) vm(v *cloudstacktest.VM) {
 	owner, domain := r.owner(v.Account, v.DomainID, v.Domain, v.ProjectID, v.Project)
 	m := &vmRow{ID: v.InternalID, UUID: v.ID, Name: v.Name, DisplayName: v.DisplayName,
 		InstanceName: fmt.Sprintf("i-%d-%d-VM", owner.ID, v.InternalID), State: v.State,
-		Account: owner, Domain: domain, Created: v.Created, Removed: v.Removed, System: v.System, Details: v.Details}
+		Account: owner, Domain: domain, Created: v.Created, Removed: v.Removed, System: v.System, Details: v.Details, Type: v.Type}
 	r.vms[v.InternalID], r.byUUID[v.ID] = m, m
 	r.w.VMs = append(r.w.VMs, m)
 }

@@ -102,6 +102,8 @@ type vmRow struct {
 	System       bool
 	// Details are its rows of the VM details table (Version.DetailsTable), e.g. controlNodeLoginUser.
 	Details map[string]string
+	// Type is user_vm.user_vm_type (4.16 on; "UserVM" where empty), "cksnode" for CKS's VMs.
+	Type string
 }
 
 // mapRow is a kubernetes_cluster_vm_map row; VMID may name no VM. The flags are written only where

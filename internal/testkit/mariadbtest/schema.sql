@@ -72,6 +72,7 @@ CREATE TABLE `vm_instance` (
 CREATE TABLE `user_vm` (
   `id` bigint unsigned UNIQUE NOT NULL,
   `display_name` varchar(255),
+  `user_vm_type` varchar(255) DEFAULT "UserVM" COMMENT 'Defines the type of UserVM',
   PRIMARY KEY (`id`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8;
 
