@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector/nodes/ssh"
+	"github.com/cks-drift-exporter/cks-drift-exporter/config"
 )
 
 // CheckConfig is what --config.check runs: it loads the configuration file and builds every back
@@ -22,6 +23,9 @@ func CheckConfig(ctx context.Context, path string, shard *int, offline bool, w i
 	}
 	if warn := endpointWarning(cfg.CloudStack.Endpoint); warn != "" {
 		fmt.Fprintf(w, "%s: warning: %s\n", path, warn)
+	}
+	for _, f := range config.FeaturesOff(cfg) {
+		fmt.Fprintf(w, "%s: warning: %s\n", path, f)
 	}
 	src, err := newSources(cfg, &ssh.RunPins{}, ssh.NewMetrics(), nil, slog.New(slog.DiscardHandler))
 	if err != nil {

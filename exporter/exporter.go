@@ -111,6 +111,10 @@ func New(opts Options) (*Exporter, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Once, at start: a value an upgrade kept that turns a feature off (config.FeaturesOff).
+	for _, f := range config.FeaturesOff(cfg) {
+		opts.Logger.Warn("The configuration turns a feature off", "key", f.Key, "value", f.Value, "turns_off", f.Feature, "fix", f.Fix)
+	}
 	store, err := state.Open(cfg.Storage.Path, false)
 	if err != nil {
 		return nil, err

@@ -9,7 +9,7 @@ import (
 // logVersionChange says, at the first start of a version with a state file another version
 // wrote (an upgrade or a rollback), which version ran before: the line an operator looks for
 // when the exporter behaves differently after a package upgrade. previous is empty for a new
-// state file, and for one no release recorded its version in (0.1.0 and before).
+// state file, and "unknown (state format 1)" for one no release recorded its version in.
 func logVersionChange(logger *slog.Logger, previous string) {
 	if previous == "" || previous == version.Version {
 		return

@@ -213,6 +213,7 @@ dpkg -i "$deb1" </dev/null >"$tmp/upgrade.log" 2>&1 || rc=$?
 cat "$tmp/upgrade.log"
 check "dpkg -i exits 0 with standard input closed (exit $rc)" test $rc = 0
 check "dpkg asked nothing (no conffile prompt)" sh -c "! grep -q 'Configuration file' '$tmp/upgrade.log'"
+check "the postinst names the kept kubectl_command that turns version checks off" grep -q "warning: ssh.kubectl_command .*-o name.* turns off the comparison of kubelet versions" "$tmp/upgrade.log"
 check "dpkg says $version-1 installed" sh -c "dpkg-query -W -f='\${Status} \${Version}' $name | grep -qx 'install ok installed $version-1'"
 check "no conffile is left for a later upgrade to ask about" sh -c "! dpkg-query -W -f='\${Conffiles}\n' $name | grep -v obsolete | grep -q ."
 if [ "$(sums)" = "$sum_before" ]; then
@@ -230,6 +231,8 @@ else
 fi
 stop_service
 check "the kept state's host keys are used: nothing pinned anew" sh -c "! grep -q 'Pinned the SSH host key' '$tmp/exporter-upgraded.log'"
+check "the upgraded service warns once of the kept kubectl_command" test "$(grep -c 'The configuration turns a feature off' "$tmp/exporter-upgraded.log")" = 1
+check "and logs the first start after the upgrade" grep -q 'First start of this version with this state file' "$tmp/exporter-upgraded.log"
 
 echo "== rollback: $(basename "$old_deb") over $(basename "$deb1"), whose exporter wrote the state"
 sum_before=$(sums)

@@ -93,7 +93,8 @@ func TestFormatRecorded(t *testing.T) {
 }
 
 // TestFormatOneUpgraded: a file of format 1, as release 0.1.0 left it (no version recorded),
-// is read as it is and marked format 2, its notifier document untouched.
+// is read as it is and marked format 2, its notifier document untouched; the version before is
+// unknown, said so.
 func TestFormatOneUpgraded(t *testing.T) {
 	withVersion(t, "0.2.0")
 	path := filepath.Join(t.TempDir(), "state.db")
@@ -107,8 +108,8 @@ func TestFormatOneUpgraded(t *testing.T) {
 	if err != nil || string(doc) != `{"clusters":{}}` {
 		t.Errorf("notifier document = %q, %v", doc, err)
 	}
-	if p := s.PreviousVersion(); p != "" {
-		t.Errorf("PreviousVersion = %q, want none", p)
+	if p := s.PreviousVersion(); p != "unknown (state format 1)" {
+		t.Errorf("PreviousVersion = %q, want unknown (state format 1)", p)
 	}
 	_ = s.Close()
 	if got := readMeta(t, path, "schema"); got != "2" {

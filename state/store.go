@@ -30,7 +30,7 @@ type Store struct {
 	db   *bolt.DB
 	path string
 	// previous is the version of the exporter that opened the file for writing before this one
-	// (empty for a new file, or one no release recorded it in).
+	// (empty for a new file; "unknown (state format 1)" for one no release recorded it in).
 	previous string
 }
 
@@ -124,6 +124,9 @@ func readAll(db *bolt.DB, s *Store) (ready bool, err error) {
 		if meta != nil {
 			s.previous = string(meta.Get(keyWrittenBy))
 		}
+		if s.previous == "" && format > 0 {
+			s.previous = fmt.Sprintf("unknown (state format %d)", format) // 0.1.0 and before
+		}
 		ready = format == Format && s.previous == version.Version && tx.Bucket(bucketHostKeys) != nil
 		return nil
 	})
@@ -185,8 +188,8 @@ func corrupt(path string, err error) error {
 }
 
 // PreviousVersion returns the version of the exporter that opened the file for writing before
-// this one, empty for a new file or one written before releases recorded it: after an upgrade
-// or a downgrade it differs from this binary's.
+// this one, empty for a new file, "unknown (state format N)" for one written before releases
+// recorded it (0.1.0 and before): after an upgrade or a downgrade it differs from this binary's.
 func (s *Store) PreviousVersion() string { return s.previous }
 
 // Path returns the file's path.
