@@ -16,9 +16,11 @@ import (
 
 // notFromThePreviousRelease are the alerts PreviousTestsFile need not fire, with why.
 var notFromThePreviousRelease = map[string]string{
-	"CKSClusterStuckInOperation": "the previous release does not find stuck_in_operation",
-	"CKSDriftExporterDown":       "Prometheus's own up series, the same for every release",
-	"CKSDriftExporterAbsent":     "Prometheus's own up series, the same for every release",
+	"CKSClusterStuckInOperation":     "the previous release does not find stuck_in_operation",
+	"CKSDriftExporterDown":           "Prometheus's own up series, the same for every release",
+	"CKSDriftExporterAbsent":         "Prometheus's own up series, the same for every release",
+	"CKSDriftEventSignaturesFailing": "the previous release hears no CloudStack events",
+	"CKSDriftEventsSilent":           "the previous release hears no CloudStack events",
 }
 
 // previousMetrics returns the metric names the exporter of the previous release exports, read

@@ -18,7 +18,7 @@ import (
 var wantAlerts = []string{
 	"CKSVMMapDrift", "CKSNodeDrift", "CKSClusterStuckInOperation", "CKSKubectlUnreachable", "CKSDriftCheckFailing",
 	"CKSDriftCheckStale", "CKSDriftExporterDown", "CKSDriftExporterAbsent",
-	"CKSDriftCheckDisabled", "CKSDriftConfigReloadFailed", "CKSDriftNotificationFailures", "CKSDriftShardMissing", "CKSDriftShardMismatch",
+	"CKSDriftCheckDisabled", "CKSDriftConfigReloadFailed", "CKSDriftNotificationFailures", "CKSDriftEventSignaturesFailing", "CKSDriftEventsSilent", "CKSDriftShardMissing", "CKSDriftShardMismatch",
 }
 
 type testFile struct {

@@ -160,34 +160,17 @@ func TestKubeconfigYAMLBounds(t *testing.T) {
 // TestWhitespaceIsNotBuffered: an answer with 30 MiB of spaces before its first node, plain and
 // under gzip (30 KiB on the wire), under the page's and, at max_nodes 1,000, the list's bound.
 // The decoder once kept every space until the next token, about 90 MB a list; now the list is
-// read and the heap, sampled by the fake's handler at each write, stays far below that.
+// read and the heap stays far below that.
 func TestWhitespaceIsNotBuffered(t *testing.T) {
 	const spaces = 30 << 20
 	for _, compress := range []bool{false, true} {
 		t.Run(fmt.Sprintf("gzip %v", compress), func(t *testing.T) {
 			r := newRig(t, threeNodes...)
 			r.serve(t, r.api.NewToken(true))
-			h := newHeapPeak()
-			answer := kubetest.SpacedList(threeNodes, spaces, compress)
-			r.api.SetAnswer(func(w http.ResponseWriter, req *http.Request) {
-				answer(sampling{ResponseWriter: w, sample: h.sample}, req)
-			})
-			listWithinHeap(t, r, h, fmt.Sprintf("%d MiB of spaces", spaces>>20))
+			r.api.SetAnswer(kubetest.SpacedList(threeNodes, spaces, compress))
+			listWithinHeap(t, r, fmt.Sprintf("%d MiB of spaces", spaces>>20))
 		})
 	}
-}
-
-// sampling calls sample after every write through it (64 KiB of spaces plain, a few hundred
-// bytes of them compressed).
-type sampling struct {
-	http.ResponseWriter
-	sample func()
-}
-
-func (s sampling) Write(p []byte) (int, error) {
-	n, err := s.ResponseWriter.Write(p)
-	s.sample()
-	return n, err
 }
 
 // TestListBytesBound: every byte read counts against (max_nodes + 1) × 64 KiB, whitespace
@@ -237,15 +220,7 @@ func frameTenants(t *testing.T, ts *tenants, flood kubetest.Flood) []*kubetest.F
 	t.Helper()
 	var out []*kubetest.FrameServer
 	for _, r := range ts.hostile {
-		fs, err := kubetest.NewFrameServer(flood)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(fs.Close)
-		conf, err := fs.Kubeconfig()
-		if err != nil {
-			t.Fatal(err)
-		}
+		fs, conf := kubetest.StartFrameServer(t, flood)
 		r.cs.SetKubeconfig(r.cluster.ID, conf)
 		out = append(out, fs)
 	}

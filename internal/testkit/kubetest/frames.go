@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"testing"
 
 	"golang.org/x/net/http2"
 )
@@ -71,6 +72,22 @@ func NewFrameServer(flood Flood) (*FrameServer, error) {
 	s.wg.Add(1)
 	go s.accept()
 	return s, nil
+}
+
+// StartFrameServer starts a FrameServer for the test, closed when it ends, and returns it with a
+// kubeconfig for it.
+func StartFrameServer(t testing.TB, flood Flood) (*FrameServer, []byte) {
+	t.Helper()
+	fs, err := NewFrameServer(flood)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(fs.Close)
+	conf, err := fs.Kubeconfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fs, conf
 }
 
 // URL is the server's address, https://127.0.0.1:PORT.

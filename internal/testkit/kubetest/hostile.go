@@ -1,11 +1,13 @@
 package kubetest
 
 import (
+	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -49,28 +51,37 @@ func AliasBomb(kubeconfig []byte) []byte {
 
 // SpacedList answers a node list of nodes with spaces bytes of whitespace before its first
 // item, which JSON allows, compressed with gzip when compress is set (32 MiB of spaces take
-// about 32 KiB on the wire).
+// about 32 KiB on the wire; compressed once, on the first request).
 func SpacedList(nodes []Node, spaces int, compress bool) http.HandlerFunc {
-	return func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		var out io.Writer = w
-		if compress {
-			w.Header().Set("Content-Encoding", "gzip")
-			zw := gzip.NewWriter(w)
-			defer zw.Close()
-			out = zw
-		}
-		head, tail := listParts(nodes)
+	head, tail := listParts(nodes)
+	write := func(out io.Writer) error {
 		if _, err := io.WriteString(out, head); err != nil {
-			return
+			return err
 		}
 		blank := []byte(strings.Repeat(" ", 64<<10))
 		for n := 0; n < spaces; n += len(blank) {
 			if _, err := out.Write(blank[:min(len(blank), spaces-n)]); err != nil {
-				return
+				return err
 			}
 		}
-		_, _ = io.WriteString(out, tail)
+		_, err := io.WriteString(out, tail)
+		return err
+	}
+	compressed := sync.OnceValue(func() []byte {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		_ = write(zw)
+		_ = zw.Close()
+		return b.Bytes()
+	})
+	return func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if !compress {
+			_ = write(w)
+			return
+		}
+		w.Header().Set("Content-Encoding", "gzip")
+		_, _ = w.Write(compressed())
 	}
 }
 
