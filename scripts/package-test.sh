@@ -123,7 +123,9 @@ fi
 grep -v 'running with root privileges' "$tmp/lintian.log" || true
 
 echo "== the simulated cloud (cks-drift-demo --simulator-only) in network namespace $ns"
-inns "$tmp/cks-drift-demo" --simulator-only --dir "$tmp/sim" >"$tmp/sim.log" 2>&1 &
+# Not through inns: a function in the background is a subshell, and its pid's kill would leave
+# the simulator running.
+ip netns exec "$ns" "$tmp/cks-drift-demo" --simulator-only --dir "$tmp/sim" >"$tmp/sim.log" 2>&1 &
 sim_pid=$!
 await 60 grep -q 'Stop with Ctrl-C' "$tmp/sim.log" || { cat "$tmp/sim.log"; exit 1; }
 sim_value() { awk -v k="$1:" '$1 == k {print $2; exit}' "$tmp/sim/$name.yml"; }
@@ -288,6 +290,13 @@ echo "== the install guide's edits, then the service's command line against the 
 readme_edit
 check "--config.check --config.check.offline accepts the edited configuration" sh -c \
   "set -a; . $defaults; set +a; runuser -u $user -- /usr/bin/$name --config.file=$conf --config.check --config.check.offline"
+header=$(sed -n "s/^#   \(sudo sh -c .*--config.check .*\)$/\1/p" $conf)
+check "the configuration's header has its check command" test -n "$header"
+if inns sh -c "$header" >"$tmp/header-check.log" 2>&1 && grep -q 'configuration is valid' "$tmp/header-check.log"; then
+  pass "the header's check command runs as written: $header"
+else
+  fail "the header's check command fails: $header"; cat "$tmp/header-check.log"
+fi
 start_service "$tmp/exporter.log"
 serving "$tmp/exporter.log" || true
 got=$(listening)
