@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/previousrelease"
 )
 
 // TestFeaturesOff: a kubectl command that prints names only is named with the fix, whichever
@@ -52,17 +54,7 @@ func TestPreviousReleaseConfig(t *testing.T) {
 	if err != nil {
 		t.Skip("needs git")
 	}
-	b, err := os.ReadFile("../packaging/upgrade-from")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var commit string
-	for _, line := range strings.Split(string(b), "\n") {
-		if line != "" && !strings.HasPrefix(line, "#") {
-			commit = strings.TrimSpace(line)
-			break
-		}
-	}
+	commit := previousrelease.Commit(t, git)
 	file, err := exec.Command(git, "show", commit+":examples/cks-drift-exporter.yml").Output()
 	if err != nil {
 		t.Skipf("commit %s (packaging/upgrade-from) is not in this clone: %v", commit, err)

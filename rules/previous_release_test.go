@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"regexp"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/previousrelease"
 )
 
 // notFromThePreviousRelease are the alerts PreviousTestsFile need not fire, with why.
@@ -30,20 +30,7 @@ var notFromThePreviousRelease = map[string]string{
 func previousMetrics(t *testing.T) []string {
 	t.Helper()
 	git := requireTool(t, "git", "apt-get install git")
-	b, err := os.ReadFile("../packaging/upgrade-from")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var commit string
-	for _, line := range strings.Split(string(b), "\n") {
-		if line != "" && !strings.HasPrefix(line, "#") {
-			commit = strings.TrimSpace(line)
-			break
-		}
-	}
-	if err := exec.Command(git, "cat-file", "-e", commit+"^{commit}").Run(); err != nil {
-		t.Skipf("commit %s (packaging/upgrade-from) is not in this clone: %v", commit, err)
-	}
+	commit := previousrelease.Commit(t, git)
 	out, err := exec.Command(git, "-C", "..", "grep", "-hoE", `desc\("[a-z_]+"|Name: +"cks_drift_[a-z_]+"|NewCollector\("cks_drift_[a-z_]+"`,
 		commit, "--", "*.go", ":!*_test.go").Output()
 	if err != nil {
