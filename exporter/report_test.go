@@ -94,6 +94,9 @@ func TestReportScenarios(t *testing.T) {
 	written = len(e.writes())
 	mark = e.logs.mark()
 	e.sim.Node(test.ID).SetMode(sshtest.Refuse)
+	// Refuse applies to connections accepted from now on: a cycle already listing the nodes
+	// would still see the node come back. The second cycle from now started after this one.
+	e.nextCycles(2)
 	restartKubelet()
 	restoreRow, err = e.sim.DeleteMapRow(test.ID, worker)
 	if err != nil {
