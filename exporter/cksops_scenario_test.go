@@ -1,0 +1,224 @@
+package exporter
+
+// The kinds of what CKS's own next scale, upgrade or delete needs of a cluster's VMs, through the
+// whole exporter and both inventory sources: each appears, is announced once, is kept while its
+// side cannot be read (undone meanwhile, it is neither resolved nor announced again) and is
+// resolved with the VM side's message once CloudStack is read again.
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/cloudstacktest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/mariadbtest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
+)
+
+// cksOpsCase is one kind of drift: the cluster it needs, what causes it in the cloud's model
+// (under the fake's lock) and what undoes it, the finding as e.findings() shows it and a part
+// of its message (given the VMs' uuids, which the fake hands out).
+type cksOpsCase struct {
+	name    string
+	spec    simulator.ClusterSpec
+	cause   func(w *cloudstacktest.World, c simulator.Cluster)
+	undo    func(w *cloudstacktest.World, c simulator.Cluster)
+	finding func(c simulator.Cluster) string
+	message func(c simulator.Cluster, uuid func(vm string) string) string
+}
+
+// renamedCKSVM is the name a tenant gave a VM that CKS deployed for its cluster: like no node's.
+const renamedCKSVM = "tenant-renamed-worker"
+
+var cksOpsCases = []cksOpsCase{
+	{
+		// apache/cloudstack#12229: a scale-down of an HA cluster (3 control nodes) from 3 workers
+		// to 2 records size 2 and leaves the 3 workers in the map. Undone as the runbook says:
+		// the cluster scaled to the workers its map holds.
+		name: "vm_map_excess",
+		spec: simulator.ClusterSpec{Name: "test", Controls: 3, Workers: 3},
+		cause: func(w *cloudstacktest.World, c simulator.Cluster) {
+			w.ClusterByName(c.Name).Size = 2
+		},
+		undo: func(w *cloudstacktest.World, c simulator.Cluster) {
+			w.ClusterByName(c.Name).Size = 3
+		},
+		finding: func(c simulator.Cluster) string { return "test vm_map_excess " },
+		message: func(c simulator.Cluster, uuid func(string) string) string {
+			return "Kubernetes cluster test has 3 worker VMs in its VM map in CloudStack but its size is 2: 1 more than CKS counts"
+		},
+	},
+	{
+		// #12699: a worker stopped by hand or by HA; Kubernetes still lists its node (NotReady).
+		// Undone: the VM started again.
+		name: "mapped_vm_not_running",
+		spec: simulator.ClusterSpec{Name: "test", Workers: 2},
+		cause: func(w *cloudstacktest.World, c simulator.Cluster) {
+			w.VMByName(c.VMs[1]).State = "Stopped"
+		},
+		undo: func(w *cloudstacktest.World, c simulator.Cluster) {
+			w.VMByName(c.VMs[1]).State = "Running"
+		},
+		finding: func(c simulator.Cluster) string { return "test mapped_vm_not_running " + c.VMs[1] },
+		message: func(c simulator.Cluster, uuid func(string) string) string {
+			return "VM " + c.VMs[1] + " (" + uuid(c.VMs[1]) + ") of Kubernetes cluster test is Stopped in CloudStack, not Running"
+		},
+	},
+	{
+		// A VM CKS deployed for the cluster (vmtype cksnode), in no map and renamed by its tenant
+		// so that no node's name matches it. Undone: the VM expunged.
+		name: "unmapped_vm by vmtype",
+		spec: simulator.ClusterSpec{Name: "test", Workers: 1},
+		cause: func(w *cloudstacktest.World, c simulator.Cluster) {
+			control := w.VMByName(c.Control)
+			w.AddVM(cloudstacktest.VM{Name: renamedCKSVM, State: "Running", Type: cloudstacktest.CKSNodeType,
+				Account: control.Account, DomainID: control.DomainID, Domain: control.Domain, ZoneID: control.ZoneID,
+				ZoneName: control.ZoneName, NetworkID: control.NetworkID, IPAddress: "10.1.9.9",
+				Created: time.Now().Add(-30 * time.Minute).UTC().Truncate(time.Second)})
+		},
+		undo: func(w *cloudstacktest.World, c simulator.Cluster) {
+			w.VMByName(renamedCKSVM).Removed = true
+		},
+		finding: func(c simulator.Cluster) string { return "test unmapped_vm " + renamedCKSVM },
+		message: func(c simulator.Cluster, uuid func(string) string) string {
+			return "VM " + renamedCKSVM + " (" + uuid(renamedCKSVM) + ", Running) was deployed by CKS (vmtype cksnode) for the owner of Kubernetes cluster test"
+		},
+	},
+}
+
+// TestCKSOpsThroughTheAPI runs each kind with the API inventory source; the inventory fails with
+// listVirtualMachines answering 429.
+func TestCKSOpsThroughTheAPI(t *testing.T) {
+	for _, tc := range cksOpsCases {
+		t.Run(tc.name, func(t *testing.T) {
+			e, cs := newEnv(t, tc.spec)
+			e.writeConfig("  interval: 1h\n", "")
+			e.start()
+			e.cksOpsEpisode(tc, cs[0], nil,
+				func() { e.sim.CloudStack.SetFault("listVirtualMachines", cloudstacktest.Fault{Status: 429}) },
+				func() { e.sim.CloudStack.ClearFaults() })
+		})
+	}
+}
+
+// TestCKSOpsFromTheDatabase runs each kind with inventory.source database; the inventory fails
+// with the exporter's database account dropped and its sessions ended.
+func TestCKSOpsFromTheDatabase(t *testing.T) {
+	db := mariadbtest.Start(t) // skips without MariaDB (fails in CI)
+	for _, tc := range cksOpsCases {
+		t.Run(tc.name, func(t *testing.T) {
+			e, cs := newEnv(t, tc.spec)
+			d, grant, drop := e.startOnDatabase(db, "  interval: 1h\n")
+			e.cksOpsEpisode(tc, cs[0], func() { e.reload(d) }, drop, grant)
+		})
+	}
+}
+
+// cksOpsEpisode walks one kind through its episode on a started exporter whose cycles run only
+// when asked for: load, when not nil, hands the cloud's model to the inventory source (the
+// database is loaded again); fail and recover make the inventory unreadable and readable.
+func (e *env) cksOpsEpisode(tc cksOpsCase, c simulator.Cluster, load, fail, recover func()) {
+	e.t.Helper()
+	change := func(fn func(w *cloudstacktest.World, c simulator.Cluster)) {
+		e.sim.CloudStack.Update(func(w *cloudstacktest.World) { fn(w, c) })
+		if load != nil {
+			load()
+		}
+	}
+	e.checkNow(1)
+	if f := e.findings(); len(f) != 0 {
+		e.t.Fatalf("baseline findings: %q", f)
+	}
+
+	// Appears, announced once: one [WARN] annotation and one alert, however many cycles see it.
+	change(tc.cause)
+	want := []string{tc.finding(c)}
+	e.checkNow(3)
+	if f := e.findings(); !slices.Equal(f, want) {
+		e.t.Fatalf("findings: %q, want %q", f, want)
+	}
+	msg := tc.message(c, func(name string) (id string) {
+		e.sim.CloudStack.Read(func(w *cloudstacktest.World) { id = w.VMByName(name).ID })
+		return id
+	})
+	written := e.writes()
+	if count(written, "addAnnotation [WARN] "+msg) != 1 || count(written, "generateAlert "+msg, "This is only reported, nothing was changed.") != 1 || len(written) != 2 {
+		e.t.Fatalf("writes: %q, want one [WARN] annotation and one alert with %q", written, msg)
+	}
+
+	// The inventory cannot be read while the drift is undone: the cycles fail, the finding is
+	// kept and nothing is announced, neither a resolution nor the finding again.
+	fail()
+	change(tc.undo)
+	e.checkNow(2)
+	if m := e.metrics(); m["cks_drift_up"] != 0 || m["cks_drift_cycle_failures_total"] < 2 {
+		e.t.Fatalf("the inventory unreadable: cks_drift_up %v, %v failed cycles", m["cks_drift_up"], m["cks_drift_cycle_failures_total"])
+	}
+	if f := e.findings(); !slices.Equal(f, want) {
+		e.t.Fatalf("findings while the inventory cannot be read: %q, want them kept: %q", f, want)
+	}
+	if w := e.writes(); !slices.Equal(w, written) {
+		e.t.Fatalf("announced while the inventory could not be read: %q", w[len(written):])
+	}
+
+	// Read again: resolved once, with the VM side's message, and the alert archived.
+	recover()
+	e.checkNow(2)
+	if f := e.findings(); len(f) != 0 {
+		e.t.Fatalf("findings once undone and read again: %q", f)
+	}
+	after := e.writes()[len(written):]
+	if count(after, "addAnnotation [INFO] The VM map of Kubernetes cluster test "+vmSideAgain) != 1 || count(after, "addAnnotation") != 1 ||
+		count(after, "generateAlert") != 0 {
+		e.t.Fatalf("writes once resolved: %q", after)
+	}
+	e.oneEpisode(vmSideAgain)
+}
+
+// TestDeployedUnmappedByRelease: the unmapped CKS VM of cksOpsCases is found where CloudStack
+// says which VMs CKS deployed, through the API from 4.20 (listVirtualMachines' vmtype) and from
+// the database from 4.16 (user_vm.user_vm_type), and not on the releases before, where only the
+// node naming finds unmapped VMs. One cycle each.
+func TestDeployedUnmappedByRelease(t *testing.T) {
+	tc := cksOpsCases[slices.IndexFunc(cksOpsCases, func(c cksOpsCase) bool { return c.name == "unmapped_vm by vmtype" })]
+	db := mariadbtest.Start(t) // skips without MariaDB (fails in CI)
+	for _, r := range []struct {
+		source, release string
+		found           bool
+	}{
+		{"api", cloudstacktest.Release418, false},
+		{"api", cloudstacktest.Release420, true},
+		{"api", cloudstacktest.Release422, true},
+		{"database", cloudstacktest.Release414, false},
+		{"database", cloudstacktest.Release416, true},
+		{"database", cloudstacktest.Release420, true},
+		{"database", cloudstacktest.Release422, true},
+	} {
+		t.Run(r.source+" "+r.release, func(t *testing.T) {
+			e, _ := newEnv(t)
+			e.sim.CloudStack.Update(func(w *cloudstacktest.World) { w.Release = r.release })
+			c, err := e.sim.AddCluster(tc.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.sim.CloudStack.Update(func(w *cloudstacktest.World) { tc.cause(w, c) })
+			if r.source == "database" {
+				d, _, _ := e.startOnDatabase(db, "  interval: 1h\n")
+				if want := mariadbtest.SchemaOf(r.release); d.Version != want {
+					t.Fatalf("schema %s, want %s", d.Version, want)
+				}
+			} else {
+				e.writeConfig("  interval: 1h\n", "")
+				e.start()
+			}
+			e.checkNow(1)
+			var want []string
+			if r.found {
+				want = []string{tc.finding(c)}
+			}
+			if f := e.findings(); !slices.Equal(f, want) || e.metrics()["cks_drift_up"] != 1 {
+				t.Fatalf("findings: %q, want %q (cks_drift_up %v)", f, want, e.metrics()["cks_drift_up"])
+			}
+		})
+	}
+}
