@@ -7,7 +7,7 @@ import "github.com/prometheus/client_golang/prometheus"
 // builds.
 type Metrics struct {
 	// HandshakeRetries counts connections that a control node dropped before the SSH handshake
-	// and that were tried once more, the way sshd's MaxStartups throttles.
+	// and that were tried again, the way sshd's MaxStartups throttles.
 	HandshakeRetries prometheus.Counter
 	// ListDuration observes how long one cluster's node listing took, whatever its outcome and
 	// whichever node source made it (the cycle observes it, around the source's call).
@@ -22,7 +22,7 @@ func NewMetrics() *Metrics {
 	m := &Metrics{
 		HandshakeRetries: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "cks_drift_ssh_handshake_retries_total",
-			Help: "SSH connections to control nodes that were dropped before the handshake (as sshd's MaxStartups does) and tried once more.",
+			Help: "SSH connections to control nodes that were dropped before the handshake (as sshd's MaxStartups does) and tried again.",
 		}),
 		ListDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "cks_drift_node_list_duration_seconds",

@@ -26,12 +26,20 @@ const maxStderr = 1 << 20
 // signal the command; it bounds a node that stops reading.
 const signalGrace = 2 * time.Second
 
-// run dials addr (once more if the node drops the connection before the handshake, see
-// connect), verifies and authenticates, runs the command and returns its stdout. ctx carries the
-// deadline for all of it. When ctx ends while the command runs, sshd is asked to send SIGTERM to
-// the command's process group and the session is closed, so that a hung kubectl does not keep
-// running on the node; the connection is closed, the only way to interrupt the ssh package, so
-// nothing outlives the call.
+// handshakeTries is how many times a connection the node drops before the handshake is tried in
+// all (see connect): sshd past its MaxStartups drops at random, so on a loaded node one retry
+// can be dropped again (it was, against Debian's sshd with 32 connections at once on a busy
+// machine), while each try costs the node only an accepted connection. A retry is made only
+// when its wait leaves a tenth of ssh.timeout for the handshake, so a node that keeps dropping
+// is reported as dropped (handshake), never as a timeout.
+const handshakeTries = 3
+
+// run dials addr (again, up to handshakeTries in all, if the node drops the connection before
+// the handshake, see connect), verifies and authenticates, runs the command and returns its
+// stdout. ctx carries the deadline for all of it. When ctx ends while the command runs, sshd is
+// asked to send SIGTERM to the command's process group and the session is closed, so that a hung
+// kubectl does not keep running on the node; the connection is closed, the only way to interrupt
+// the ssh package, so nothing outlives the call.
 func (l *Lister) run(ctx context.Context, clusterID, addr, user string) ([]byte, error) {
 	deadline, ok := ctx.Deadline()
 	if !ok {
@@ -39,9 +47,13 @@ func (l *Lister) run(ctx context.Context, clusterID, addr, user string) ([]byte,
 	}
 	rejected := &verdict{}
 	client, conn, err := l.connect(ctx, deadline, clusterID, addr, user, rejected)
-	if errors.Is(err, errDropped) {
+	for try := 1; try < handshakeTries && errors.Is(err, errDropped); try++ {
+		pause := l.jitter()
+		if time.Until(deadline) < pause+l.timeout/10 {
+			break // no time left for another handshake: reported as the drop it is
+		}
 		l.metrics.HandshakeRetries.Inc()
-		wait := time.NewTimer(l.jitter())
+		wait := time.NewTimer(pause)
 		select {
 		case <-wait.C:
 			rejected = &verdict{}
