@@ -15,14 +15,13 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
 )
 
-// cksOpsCase is one kind of drift: the cluster it needs, what causes it in the cloud's model
-// (under the fake's lock) and what undoes it, the finding as e.findings() shows it and a part
-// of its message (given the VMs' uuids, which the fake hands out).
+// cksOpsCase is one kind of drift: the cluster it needs, the simulator's helper that causes it
+// and returns what undoes it, the finding as e.findings() shows it and a part of its message
+// (given the VMs' uuids, which the fake hands out).
 type cksOpsCase struct {
 	name    string
 	spec    simulator.ClusterSpec
-	cause   func(w *cloudstacktest.World, c simulator.Cluster)
-	undo    func(w *cloudstacktest.World, c simulator.Cluster)
+	cause   func(s *simulator.Simulator, c simulator.Cluster) (undo func(), err error)
 	finding func(c simulator.Cluster) string
 	message func(c simulator.Cluster, uuid func(vm string) string) string
 }
@@ -37,11 +36,8 @@ var cksOpsCases = []cksOpsCase{
 		// the cluster scaled to the workers its map holds.
 		name: "vm_map_excess",
 		spec: simulator.ClusterSpec{Name: "test", Controls: 3, Workers: 3},
-		cause: func(w *cloudstacktest.World, c simulator.Cluster) {
-			w.ClusterByName(c.Name).Size = 2
-		},
-		undo: func(w *cloudstacktest.World, c simulator.Cluster) {
-			w.ClusterByName(c.Name).Size = 3
+		cause: func(s *simulator.Simulator, c simulator.Cluster) (func(), error) {
+			return s.ScaleDownLeavingWorkers(c.ID, 2)
 		},
 		finding: func(c simulator.Cluster) string { return "test vm_map_excess " },
 		message: func(c simulator.Cluster, uuid func(string) string) string {
@@ -49,15 +45,12 @@ var cksOpsCases = []cksOpsCase{
 		},
 	},
 	{
-		// #12699: a worker stopped by hand or by HA; Kubernetes still lists its node (NotReady).
-		// Undone: the VM started again.
+		// #12699: a worker stopped by hand or by HA, the cluster in Alert; Kubernetes still lists
+		// its node (NotReady). Undone: the VM started again.
 		name: "mapped_vm_not_running",
 		spec: simulator.ClusterSpec{Name: "test", Workers: 2},
-		cause: func(w *cloudstacktest.World, c simulator.Cluster) {
-			w.VMByName(c.VMs[1]).State = "Stopped"
-		},
-		undo: func(w *cloudstacktest.World, c simulator.Cluster) {
-			w.VMByName(c.VMs[1]).State = "Running"
+		cause: func(s *simulator.Simulator, c simulator.Cluster) (func(), error) {
+			return s.StopVM(c.ID, c.VMs[1])
 		},
 		finding: func(c simulator.Cluster) string { return "test mapped_vm_not_running " + c.VMs[1] },
 		message: func(c simulator.Cluster, uuid func(string) string) string {
@@ -69,15 +62,8 @@ var cksOpsCases = []cksOpsCase{
 		// so that no node's name matches it. Undone: the VM expunged.
 		name: "unmapped_vm by vmtype",
 		spec: simulator.ClusterSpec{Name: "test", Workers: 1},
-		cause: func(w *cloudstacktest.World, c simulator.Cluster) {
-			control := w.VMByName(c.Control)
-			w.AddVM(cloudstacktest.VM{Name: renamedCKSVM, State: "Running", Type: cloudstacktest.CKSNodeType,
-				Account: control.Account, DomainID: control.DomainID, Domain: control.Domain, ZoneID: control.ZoneID,
-				ZoneName: control.ZoneName, NetworkID: control.NetworkID, IPAddress: "10.1.9.9",
-				Created: time.Now().Add(-30 * time.Minute).UTC().Truncate(time.Second)})
-		},
-		undo: func(w *cloudstacktest.World, c simulator.Cluster) {
-			w.VMByName(renamedCKSVM).Removed = true
+		cause: func(s *simulator.Simulator, c simulator.Cluster) (func(), error) {
+			return s.AddDeployedVM(c.ID, renamedCKSVM, time.Now().Add(-30*time.Minute).UTC().Truncate(time.Second))
 		},
 		finding: func(c simulator.Cluster) string { return "test unmapped_vm " + renamedCKSVM },
 		message: func(c simulator.Cluster, uuid func(string) string) string {
@@ -119,8 +105,7 @@ func TestCKSOpsFromTheDatabase(t *testing.T) {
 // database is loaded again); fail and recover make the inventory unreadable and readable.
 func (e *env) cksOpsEpisode(tc cksOpsCase, c simulator.Cluster, load, fail, recover func()) {
 	e.t.Helper()
-	change := func(fn func(w *cloudstacktest.World, c simulator.Cluster)) {
-		e.sim.CloudStack.Update(func(w *cloudstacktest.World) { fn(w, c) })
+	loaded := func() {
 		if load != nil {
 			load()
 		}
@@ -131,7 +116,11 @@ func (e *env) cksOpsEpisode(tc cksOpsCase, c simulator.Cluster, load, fail, reco
 	}
 
 	// Appears, announced once: one [WARN] annotation and one alert, however many cycles see it.
-	change(tc.cause)
+	undo, err := tc.cause(e.sim, c)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	loaded()
 	want := []string{tc.finding(c)}
 	e.checkNow(3)
 	if f := e.findings(); !slices.Equal(f, want) {
@@ -149,7 +138,8 @@ func (e *env) cksOpsEpisode(tc cksOpsCase, c simulator.Cluster, load, fail, reco
 	// The inventory cannot be read while the drift is undone: the cycles fail, the finding is
 	// kept and nothing is announced, neither a resolution nor the finding again.
 	fail()
-	change(tc.undo)
+	undo()
+	loaded()
 	e.checkNow(2)
 	if m := e.metrics(); m["cks_drift_up"] != 0 || m["cks_drift_cycle_failures_total"] < 2 {
 		e.t.Fatalf("the inventory unreadable: cks_drift_up %v, %v failed cycles", m["cks_drift_up"], m["cks_drift_cycle_failures_total"])
@@ -201,7 +191,9 @@ func TestDeployedUnmappedByRelease(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e.sim.CloudStack.Update(func(w *cloudstacktest.World) { tc.cause(w, c) })
+			if _, err := tc.cause(e.sim, c); err != nil {
+				t.Fatal(err)
+			}
 			if r.source == "database" {
 				d, _, _ := e.startOnDatabase(db, "  interval: 1h\n")
 				if want := mariadbtest.SchemaOf(r.release); d.Version != want {

@@ -8,13 +8,16 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
 )
 
-// buildWorld creates seven clusters: three healthy (one of them created before 4.16, with -master
+// buildWorld creates ten clusters: three healthy (one of them created before 4.16, with -master
 // names, reached as the user core that CloudStack recorded for it), one with a missing map row
 // (unmapped_vm), one with a running VM that is not a Kubernetes node (vm_not_a_node), one left in
-// Scaling by a scale asked for three hours ago (skipped, and stuck_in_operation), and one that
+// Scaling by a scale asked for three hours ago (skipped, and stuck_in_operation), one that
 // CloudStack shows upgraded to 1.24.0 while its nodes still run kubelet v1.23.3
-// (node_version_mismatch, versionSkew). With apis, every cluster also gets a Kubernetes API
-// server.
+// (node_version_mismatch, versionSkew), one with three control nodes scaled down from 3 workers to
+// 2 that kept all 3 in its map (vm_map_excess, apache/cloudstack#12229), one with a stopped
+// worker, in Alert (mapped_vm_not_running), and one of project green beside a VM that CKS deployed
+// for the project and its tenant renamed (unmapped_vm, by its vmtype cksnode). With apis, every
+// cluster also gets a Kubernetes API server.
 func buildWorld(sim *simulator.Simulator, apis *kubeAPIs) error {
 	specs := []simulator.ClusterSpec{
 		{Name: "prod-east", Controls: 3, Workers: 2},
@@ -24,6 +27,9 @@ func buildWorld(sim *simulator.Simulator, apis *kubeAPIs) error {
 		{Name: "Team Blue", ProjectID: "a0000000-0000-4000-8000-0000000000b1", Project: "blue", Account: "blue"},
 		{Name: "legacy", Pre416: true, LoginUser: "core"},
 		{Name: "billing", Workers: 1, KubernetesVersion: "1.23.3"},
+		{Name: "search", Controls: 3, Workers: 3},
+		{Name: "web", Workers: 2},
+		{Name: "Team Green", ProjectID: "a0000000-0000-4000-8000-0000000000c1", Project: "green", Account: "green"},
 	}
 	clusters := make(map[string]simulator.Cluster)
 	for _, spec := range specs {
@@ -53,7 +59,26 @@ func buildWorld(sim *simulator.Simulator, apis *kubeAPIs) error {
 	if apis != nil {
 		apis.stopKubelet(ci.ID, ci.VMs[1])
 	}
-	return versionSkew(sim, clusters["billing"])
+	if err := versionSkew(sim, clusters["billing"]); err != nil {
+		return err
+	}
+	return cksOperations(sim, clusters)
+}
+
+// cksOperations leaves the drift that makes CKS's own next scale or upgrade go wrong: search's
+// scale-down kept a worker (vm_map_excess), a worker of web is stopped (mapped_vm_not_running),
+// and a VM CKS deployed for project green was renamed by its tenant, so that only its vmtype
+// says it is a CKS node (unmapped_vm).
+func cksOperations(sim *simulator.Simulator, clusters map[string]simulator.Cluster) error {
+	if _, err := sim.ScaleDownLeavingWorkers(clusters["search"].ID, 2); err != nil {
+		return err
+	}
+	web := clusters["web"]
+	if _, err := sim.StopVM(web.ID, web.VMs[len(web.VMs)-1]); err != nil {
+		return err
+	}
+	_, err := sim.AddDeployedVM(clusters["Team Green"].ID, "green-gpu-worker", time.Now().Add(-30*time.Minute))
+	return err
 }
 
 // versionSkew records in CloudStack the upgrade of c to 1.24.0 and leaves its nodes on the

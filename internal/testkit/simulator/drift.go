@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -77,6 +78,62 @@ func (s *Simulator) AddStrayVM(clusterID string, created time.Time) (name string
 		return "", nil, err
 	}
 	return name, func() {
+		s.CloudStack.Update(func(w *cloudstacktest.World) { w.VMs[vm.InternalID].Removed = true })
+	}, nil
+}
+
+// StopVM stops a VM of a cluster's map, as an operator or HA does, and moves the cluster to Alert,
+// as CloudStack's state scanner does for a cluster whose VMs are not all Running (#12699). The
+// VM's node stays in Kubernetes' list (NotReady). It returns what starts the VM again.
+func (s *Simulator) StopVM(clusterID, vmName string) (start func(), err error) {
+	var unmapped error
+	err = s.updateCluster(clusterID, func(w *cloudstacktest.World, c *cloudstacktest.Cluster) {
+		vm := w.VMByName(vmName)
+		if vm == nil || !slices.Contains(c.VMMap, vm.InternalID) {
+			unmapped = fmt.Errorf("%w: %s has no map row for %s", ErrNoCluster, clusterID, vmName)
+			return
+		}
+		vm.State, c.State = "Stopped", "Alert"
+	})
+	if err = cmp.Or(err, unmapped); err != nil {
+		return nil, err
+	}
+	return func() {
+		_ = s.updateCluster(clusterID, func(w *cloudstacktest.World, c *cloudstacktest.Cluster) {
+			w.VMByName(vmName).State, c.State = "Running", "Running"
+		})
+	}, nil
+}
+
+// ScaleDownLeavingWorkers records a scale-down of a cluster to size workers while its map keeps
+// every worker VM, as a scale-down of a cluster with several control nodes does on 4.21 and 4.22
+// (apache/cloudstack#12229: controlNodeCount - 1 workers too few removed). It returns what
+// records the size back (the cluster scaled to the workers its map holds).
+func (s *Simulator) ScaleDownLeavingWorkers(clusterID string, size int64) (scaleBack func(), err error) {
+	var before int64
+	err = s.updateCluster(clusterID, func(_ *cloudstacktest.World, c *cloudstacktest.Cluster) { before, c.Size = c.Size, size })
+	if err != nil {
+		return nil, err
+	}
+	return func() {
+		_ = s.updateCluster(clusterID, func(_ *cloudstacktest.World, c *cloudstacktest.Cluster) { c.Size = before })
+	}, nil
+}
+
+// AddDeployedVM adds a VM that CKS deployed for the cluster (user_vm_type cksnode, vmtype from
+// 4.20) in the cluster's account or project, in no map and named name, as a tenant may rename a
+// node VM, created at created. It returns what expunges it.
+func (s *Simulator) AddDeployedVM(clusterID, name string, created time.Time) (expunge func(), err error) {
+	var vm *cloudstacktest.VM
+	err = s.updateCluster(clusterID, func(w *cloudstacktest.World, c *cloudstacktest.Cluster) {
+		vm = w.AddVM(cloudstacktest.VM{Name: name, State: "Running", Type: cloudstacktest.CKSNodeType, Account: c.Account,
+			DomainID: c.DomainID, Domain: c.Domain, ProjectID: c.ProjectID, Project: c.Project, ZoneID: c.ZoneID,
+			ZoneName: c.ZoneName, NetworkID: c.NetworkID, Created: created})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return func() {
 		s.CloudStack.Update(func(w *cloudstacktest.World) { w.VMs[vm.InternalID].Removed = true })
 	}, nil
 }
