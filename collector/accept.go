@@ -69,7 +69,7 @@ var uuidShape = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4
 func UUIDShaped(s string) bool { return uuidShape.MatchString(s) }
 
 // Accept returns the statuses with the findings the rules accept in Accepted and every other
-// finding in VM and Node, whatever the statuses held before: a rule that was removed or is past
+// finding on its side, whatever the statuses held before: a rule that was removed or is past
 // its Until gives its finding back, so the finding is new to the notifier and announced once.
 // clusters is every cluster of the inventory (not only a shard's), for telling whether a name is
 // unique.
@@ -101,19 +101,18 @@ func Accept(statuses []ClusterStatus, clusters []Cluster, rules []AcceptRule, no
 	out := make([]ClusterStatus, len(statuses))
 	for i, s := range statuses {
 		all := s.withAccepted()
-		s.VM, s.Node, s.Operation, s.Accepted = nil, nil, nil, nil
-		for _, side := range []struct {
-			all  []Finding
-			keep *[]Finding
-		}{{all.VM, &s.VM}, {all.Node, &s.Node}, {all.Operation, &s.Operation}} {
-			for _, f := range side.all {
+		s.found, s.Accepted = nil, nil
+		for _, side := range Sides {
+			var keep []Finding
+			for _, f := range all.On(side) {
 				if j := acceptedBy(rules, reports, s.Cluster, ids, f); j >= 0 {
 					reports[j].Use = RuleMatched
 					s.Accepted = append(s.Accepted, AcceptedFinding{Finding: f, Acceptance: Acceptance{Reason: rules[j].Reason, Until: rules[j].Until, Ends: rules[j].Ends}})
 					continue
 				}
-				*side.keep = append(*side.keep, f)
+				keep = append(keep, f)
 			}
+			s.Set(side, keep)
 		}
 		out[i] = s
 	}

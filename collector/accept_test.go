@@ -20,13 +20,11 @@ func acceptWorld() []ClusterStatus {
 		return Finding{Kind: KindUnmappedVM, VMID: id, VMName: "build-farm-node-cache01", Message: "cache " + id}
 	}
 	return []ClusterStatus{
-		{Cluster: Cluster{ID: uuidA, Name: "build-farm", Account: "alice"}, Checked: true,
-			VM:   []Finding{cache("vm-a"), {Kind: KindVMMapIncomplete, Message: "gap"}},
-			Node: []Finding{{Kind: KindNodeWithoutVM, VMName: "old-node", Message: "old"}}},
-		{Cluster: Cluster{ID: uuidB, Name: "build-farm", Account: "mallory"}, Checked: true,
-			VM: []Finding{cache("vm-b")}},
-		{Cluster: Cluster{ID: "c-3", Name: uuidA, Account: "mallory"}, Checked: true,
-			VM: []Finding{cache("vm-c"), {Kind: KindVMNotANode, VMID: "vm-d", VMName: uuidV, Message: "d"}}},
+		ClusterStatus{Cluster: Cluster{ID: uuidA, Name: "build-farm", Account: "alice"}, Checked: true}.
+			With(cache("vm-a"), Finding{Kind: KindVMMapIncomplete, Message: "gap"}, Finding{Kind: KindNodeWithoutVM, VMName: "old-node", Message: "old"}),
+		ClusterStatus{Cluster: Cluster{ID: uuidB, Name: "build-farm", Account: "mallory"}, Checked: true}.With(cache("vm-b")),
+		ClusterStatus{Cluster: Cluster{ID: "c-3", Name: uuidA, Account: "mallory"}, Checked: true}.
+			With(cache("vm-c"), Finding{Kind: KindVMNotANode, VMID: "vm-d", VMName: uuidV, Message: "d"}),
 	}
 }
 
@@ -108,7 +106,7 @@ func TestAccept(t *testing.T) {
 			}
 			// Every finding is somewhere, once.
 			for i := range in {
-				if n, m := len(in[i].VM)+len(in[i].Node), len(got[i].VM)+len(got[i].Node)+len(got[i].Accepted); n != m {
+				if n, m := len(in[i].Findings()), len(got[i].Findings())+len(got[i].Accepted); n != m {
 					t.Errorf("%s: %d findings in, %d out", in[i].Cluster.ID, n, m)
 				}
 			}
@@ -130,20 +128,20 @@ func TestAcceptGivesBack(t *testing.T) {
 	now := time.Date(2027, 3, 1, 12, 0, 0, 0, time.UTC)
 	in := acceptWorld()
 	first := now.Add(-time.Hour)
-	in[0].VM[0].FirstSeen = first
+	in[0].On(SideVM)[0].FirstSeen = first
 	rules := []AcceptRule{
 		{Cluster: uuidA, Kind: KindUnmappedVM, VM: "vm-a", Reason: "cache", Until: "as written", Ends: now.Add(time.Hour)},
 		{Cluster: uuidA, Kind: KindNodeWithoutVM, VM: "old-node", Reason: "old"},
 	}
 	mid, _ := Accept(in, clustersOf(in), rules, now)
-	if len(mid[0].VM) != 1 || len(mid[0].Node) != 0 || len(mid[0].Accepted) != 2 || mid[0].AcceptedOn(SideNode) != 1 {
+	if len(mid[0].On(SideVM)) != 1 || len(mid[0].On(SideNode)) != 0 || len(mid[0].Accepted) != 2 || mid[0].AcceptedOn(SideNode) != 1 {
 		t.Fatalf("accepted: %+v", mid[0])
 	}
 	if a := mid[0].Accepted[0]; a.Reason != "cache" || a.Until != "as written" || !a.Ends.Equal(now.Add(time.Hour)) || !a.FirstSeen.Equal(first) {
 		t.Errorf("accepted finding %+v: want reason, until and first-seen kept", a)
 	}
 	back, _ := Accept(mid, clustersOf(mid), nil, now)
-	if diff := cmp.Diff(in[0], back[0], cmp.AllowUnexported(NodeList{})); diff != "" {
+	if diff := cmp.Diff(in[0], back[0], cmp.AllowUnexported(NodeList{}, ClusterStatus{})); diff != "" {
 		t.Errorf("without rules (-before +after):\n%s", diff)
 	}
 	if len(mid[0].Accepted) != 2 {

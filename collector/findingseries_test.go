@@ -20,10 +20,10 @@ func TestFindingSeriesBoundedPerCluster(t *testing.T) {
 	noisy := ClusterStatus{Cluster: Cluster{ID: "n1", Name: "0", Account: "noisy"}, Checked: true, Nodes: NodesRead(nil, nil)}
 	for i := range fresh {
 		// The newest first, so the oldest are not simply the first ones.
-		noisy.Node = append(noisy.Node, Finding{Kind: KindNodeWithoutVM, VMName: fmt.Sprintf("fake-%03d", i), FirstSeen: start.Add(time.Duration(fresh-i) * time.Minute)})
+		noisy.Add(Finding{Kind: KindNodeWithoutVM, VMName: fmt.Sprintf("fake-%03d", i), FirstSeen: start.Add(time.Duration(fresh-i) * time.Minute)})
 	}
-	victim := ClusterStatus{Cluster: Cluster{ID: "v1", Name: "prod", Account: "victim"}, Checked: true, Nodes: NodesRead(nil, nil),
-		VM: []Finding{{Kind: KindUnmappedVM, VMID: "w9", VMName: "prod-node-9", FirstSeen: start}}}
+	victim := ClusterStatus{Cluster: Cluster{ID: "v1", Name: "prod", Account: "victim"}, Checked: true, Nodes: NodesRead(nil, nil)}.
+		With(Finding{Kind: KindUnmappedVM, VMID: "w9", VMName: "prod-node-9", FirstSeen: start})
 	snap := &Snapshot{Success: true, Enabled: true, FindingSeriesLimit: limit, Clusters: []ClusterStatus{noisy, victim}}
 	m := NewMetrics(func() *Snapshot { return snap })
 

@@ -36,10 +36,10 @@ func TestFirstSeen(t *testing.T) {
 			w := baseWorld()
 			unmapRow(&w, "w2")
 			inv := Inventory{Clusters: []Cluster{w.cluster}, VMs: w.vms}
-			prev := []ClusterStatus{{Cluster: w.cluster, Checked: true, Nodes: w.nodes, VM: tc.prev}}
+			prev := []ClusterStatus{ClusterStatus{Cluster: w.cluster, Checked: true, Nodes: w.nodes}.With(tc.prev...)}
 			got := EvaluateShard(prev, inv, map[string]NodeList{"k1": w.nodes}, now, grace, Shard{}, tc.memory)
-			if len(got[0].VM) != 1 || !got[0].VM[0].FirstSeen.Equal(tc.want) {
-				t.Fatalf("VM side %+v, want %s first seen at %s", got[0].VM, unmapped.Key(), tc.want)
+			if vm := got[0].On(SideVM); len(vm) != 1 || !vm[0].FirstSeen.Equal(tc.want) {
+				t.Fatalf("VM side %+v, want %s first seen at %s", vm, unmapped.Key(), tc.want)
 			}
 		})
 	}
@@ -57,11 +57,11 @@ func TestFirstSeen(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := scaling
 			p.State = tc.prevState
-			prev := []ClusterStatus{{Cluster: p, StateSince: now.Add(-5 * time.Hour), Operation: []Finding{{Kind: stuck.Kind, FirstSeen: inSnapshot}}}}
+			prev := []ClusterStatus{ClusterStatus{Cluster: p, StateSince: now.Add(-5 * time.Hour)}.With(Finding{Kind: stuck.Kind, FirstSeen: inSnapshot})}
 			statuses := []ClusterStatus{{Cluster: scaling}}
 			memory := func(string, string) (time.Time, bool) { return now.Add(-5 * time.Hour), true }
 			MarkStates(statuses, prev, memory, tc.memory, now, time.Hour)
-			if op := statuses[0].Operation; len(op) != 1 || !op[0].FirstSeen.Equal(tc.want) {
+			if op := statuses[0].On(SideOperation); len(op) != 1 || !op[0].FirstSeen.Equal(tc.want) {
 				t.Fatalf("operation side %+v, want stuck_in_operation first seen at %s", op, tc.want)
 			}
 		})

@@ -8,63 +8,6 @@ package collector
 // dashboards' and the demo's lists (tests). Adding a kind is adding its Declaration here and the
 // code that makes its findings (CONTRIBUTING.md, "Adding a kind").
 
-// Side tells which comparison a finding comes from; each side clears and is announced on its own.
-type Side string
-
-// The sides of the check; SideDeclarations holds what each is.
-const (
-	SideVM   Side = "vm"
-	SideNode Side = "node"
-	// SideOperation holds stuck_in_operation: it is not a comparison, and is evaluated for
-	// skipped clusters too.
-	SideOperation Side = "operation"
-)
-
-// SideDeclaration is what a side is: its name in the docs' tables and the message that says, in
-// CloudStack's annotation and the log, that its findings of a cluster are gone.
-type SideDeclaration struct {
-	Side Side
-	// Title names the side in the kinds tables.
-	Title string
-	// Resolution is the message of a cluster whose last finding of the side cleared; state is,
-	// for the operation side, the state the cluster was stuck in.
-	Resolution func(cluster, state string) string
-}
-
-// SideDeclarations lists every side, in the order the notifier goes through them.
-var SideDeclarations = []SideDeclaration{
-	{Side: SideVM, Title: "VM", Resolution: func(cluster, _ string) string {
-		return "The VM map of Kubernetes cluster " + cluster + " matches the VMs of the cluster in CloudStack again"
-	}},
-	{Side: SideNode, Title: "node", Resolution: func(cluster, _ string) string {
-		return "The VM map of Kubernetes cluster " + cluster + " matches the Kubernetes nodes of the cluster again"
-	}},
-	{Side: SideOperation, Title: "operation", Resolution: func(cluster, state string) string {
-		return "Kubernetes cluster " + cluster + " is no longer stuck in state " + state
-	}},
-}
-
-// Sides lists every side, in the order of SideDeclarations.
-var Sides = sideList()
-
-func sideList() []Side {
-	out := make([]Side, len(SideDeclarations))
-	for i, d := range SideDeclarations {
-		out[i] = d.Side
-	}
-	return out
-}
-
-// Declaration returns what the side is; a side that is not declared has a zero Declaration.
-func (s Side) Declaration() SideDeclaration {
-	for _, d := range SideDeclarations {
-		if d.Side == s {
-			return d
-		}
-	}
-	return SideDeclaration{}
-}
-
 // Kind is the kind of drift, the value of the kind label.
 type Kind string
 

@@ -41,8 +41,8 @@ func TestDeclarations(t *testing.T) {
 		t.Errorf("Kinds has %d kinds, Declarations %d", len(Kinds), len(Declarations))
 	}
 	for _, s := range SideDeclarations {
-		if s.Title == "" || s.Resolution == nil || !strings.Contains(s.Resolution("c1", "Scaling"), "c1") {
-			t.Errorf("side %s: no title, or a resolution that does not name the cluster", s.Side)
+		if s.Title == "" || s.Resolution == nil || !strings.Contains(s.Resolution("c1", "Scaling"), "c1") || s.Compared == nil {
+			t.Errorf("side %s: no title, no Compared, or a resolution that does not name the cluster", s.Side)
 		}
 	}
 	if _, ok := Kind("no_such_kind").Declaration(); ok {

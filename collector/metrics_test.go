@@ -16,21 +16,18 @@ func testSnapshot() *Snapshot {
 		Cycles: 3, CycleFailures: 1,
 		NodeListFailures: map[string]uint64{"timeout": 2},
 		Clusters: []ClusterStatus{
-			{
+			ClusterStatus{
 				Cluster: Cluster{ID: "k1", Name: "test", ZoneName: "zone1", Account: "alice", Domain: "ROOT", State: "Alert", ClusterType: "CloudManaged"},
 				Checked: true, Nodes: NodesRead(nil, nil),
-				VM:   []Finding{{Kind: KindUnmappedVM, VMID: "w2", VMName: "test-node-2"}},
-				Node: []Finding{{Kind: KindNodeWithoutVM, VMName: "ghost"}},
-			},
+			}.With(Finding{Kind: KindUnmappedVM, VMID: "w2", VMName: "test-node-2"}, Finding{Kind: KindNodeWithoutVM, VMName: "ghost"}),
 			{
 				Cluster: Cluster{ID: "k3", Name: "dark", ZoneName: "zone2", Account: "alice", Domain: "ROOT", State: "Running", ClusterType: "CloudManaged"},
 				Checked: true, Nodes: NodeList{Err: "timeout"},
 			},
-			{
+			ClusterStatus{
 				Cluster:    Cluster{ID: "k2", Name: "busy", ZoneName: "zone1", Account: "bob", Domain: "ROOT", Project: "p", State: "Scaling", ClusterType: "CloudManaged"},
 				StateSince: end.Add(-2 * time.Hour),
-				Operation:  []Finding{{Kind: KindStuckInOperation}},
-			},
+			}.With(Finding{Kind: KindStuckInOperation}),
 		},
 	}
 }

@@ -48,6 +48,10 @@ type Cluster struct {
 	// state started (its event, see OperationEvent), for a cluster in an operation state; zero
 	// where the source or the release shows none.
 	OperationStarted time.Time
+
+	// Rules are the rules of the cluster's network as its source read them (networkrules.go);
+	// nil: not read.
+	Rules *NetworkRules
 }
 
 // MappedVM is one row of a cluster's VM map and what the source knows of its VM.

@@ -27,9 +27,10 @@ type Resolved struct {
 // RecordResolved returns history with the findings that cleared between prev and next added in
 // front (newest first), and the entries of clusters no longer in next dropped, as every other
 // state of a forgotten cluster is; it bounds the result by MaxResolvedPerCluster and
-// MaxResolved. A side counts as compared only when the cluster was checked (and, for the node
-// side, its nodes were listed): findings kept unchanged by a skipped or unreachable cluster have
-// not cleared; the operation side (stuck_in_operation) is evaluated in every cycle. An accepted finding is still present: one that an accept rule takes (or gives
+// MaxResolved. A side counts as compared only as its declaration's Compared says (the cluster was
+// checked; for the node side, its nodes were listed; for the network side, its rules read):
+// findings kept unchanged by a skipped or unreachable cluster have not cleared; the operation
+// side (stuck_in_operation) is evaluated in every cycle. An accepted finding is still present: one that an accept rule takes (or gives
 // back) has not cleared, one that is gone while accepted has. The input is not changed.
 func RecordResolved(history []Resolved, prev, next []ClusterStatus, now time.Time) []Resolved {
 	before := make(map[string]ClusterStatus, len(prev))
@@ -44,14 +45,10 @@ func RecordResolved(history []Resolved, prev, next []ClusterStatus, now time.Tim
 		if !seen {
 			continue
 		}
-		// The operation side is evaluated every cycle, checked or not (MarkStates).
-		fresh = appendCleared(fresh, s.Cluster, p.present(SideOperation), s.present(SideOperation), now)
-		if !s.Checked {
-			continue
-		}
-		fresh = appendCleared(fresh, s.Cluster, p.present(SideVM), s.present(SideVM), now)
-		if s.NodesEvaluated() {
-			fresh = appendCleared(fresh, s.Cluster, p.present(SideNode), s.present(SideNode), now)
+		for _, d := range SideDeclarations {
+			if d.Compared(s) {
+				fresh = appendCleared(fresh, s.Cluster, p.present(d.Side), s.present(d.Side), now)
+			}
 		}
 	}
 	out := make([]Resolved, 0, min(len(fresh)+len(history), MaxResolved))
@@ -85,15 +82,7 @@ func appendCleared(out []Resolved, c Cluster, was, is []Finding, now time.Time) 
 
 // present returns the findings of one side that are there, accepted ones included.
 func (s ClusterStatus) present(side Side) []Finding {
-	var out []Finding
-	switch side {
-	case SideVM:
-		out = s.VM
-	case SideNode:
-		out = s.Node
-	case SideOperation:
-		out = s.Operation
-	}
+	out := s.On(side)
 	for _, a := range s.Accepted {
 		if a.Kind.Side() == side {
 			out = append(slices.Clip(out), a.Finding)

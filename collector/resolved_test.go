@@ -13,7 +13,7 @@ func TestRecordResolved(t *testing.T) {
 	unmapped := Finding{Kind: KindUnmappedVM, VMID: "v1", VMName: "prod-node-1", FirstSeen: old}
 	notNode := Finding{Kind: KindVMNotANode, VMID: "v2", VMName: "prod-node-2", FirstSeen: old}
 	earlier := Resolved{ClusterID: "c1", ClusterName: "prod", Finding: Finding{Kind: KindNodeWithoutVM, VMName: "ghost"}, ResolvedAt: old}
-	both := ClusterStatus{Cluster: c, Checked: true, Nodes: NodesRead(nil, nil), VM: []Finding{unmapped}, Node: []Finding{notNode}}
+	both := ClusterStatus{Cluster: c, Checked: true, Nodes: NodesRead(nil, nil)}.With(unmapped, notNode)
 	resolved := func(f Finding) Resolved {
 		return Resolved{ClusterID: "c1", ClusterName: "prod", Finding: f, ResolvedAt: now}
 	}
@@ -30,10 +30,10 @@ func TestRecordResolved(t *testing.T) {
 		{"skipped: kept findings have not cleared", nil,
 			ClusterStatus{Cluster: c}, []Resolved{}},
 		{"unreachable: the node side was not compared", nil,
-			ClusterStatus{Cluster: c, Checked: true, Node: []Finding{notNode}}, []Resolved{resolved(unmapped)}},
+			ClusterStatus{Cluster: c, Checked: true}.With(notNode), []Resolved{resolved(unmapped)}},
 		{"accepted: still present, not resolved", nil,
-			ClusterStatus{Cluster: c, Checked: true, Nodes: NodesRead(nil, nil), Node: []Finding{notNode},
-				Accepted: []AcceptedFinding{{Finding: unmapped, Acceptance: Acceptance{Reason: "known"}}}},
+			ClusterStatus{Cluster: c, Checked: true, Nodes: NodesRead(nil, nil),
+				Accepted: []AcceptedFinding{{Finding: unmapped, Acceptance: Acceptance{Reason: "known"}}}}.With(notNode),
 			[]Resolved{}},
 		{"unreachable, and the kept node findings are not in next either", nil,
 			ClusterStatus{Cluster: c, Checked: true}, []Resolved{resolved(unmapped)}},
@@ -59,7 +59,7 @@ func TestRecordResolvedAccepted(t *testing.T) {
 	if diff := cmp.Diff(want, RecordResolved(nil, []ClusterStatus{accepted}, []ClusterStatus{gone}, now)); diff != "" {
 		t.Errorf("gone while accepted (-want +got):\n%s", diff)
 	}
-	back := ClusterStatus{Cluster: c, Checked: true, Nodes: NodesRead(nil, nil), VM: []Finding{unmapped}}
+	back := ClusterStatus{Cluster: c, Checked: true, Nodes: NodesRead(nil, nil)}.With(unmapped)
 	if got := RecordResolved(nil, []ClusterStatus{accepted}, []ClusterStatus{back}, now); len(got) != 0 {
 		t.Errorf("given back by its rule: recorded as resolved %v", got)
 	}
@@ -70,7 +70,7 @@ func TestRecordResolvedAccepted(t *testing.T) {
 func TestRecordResolvedStuck(t *testing.T) {
 	c := Cluster{ID: "c1", Name: "prod", State: "Scaling"}
 	stuck := Finding{Kind: KindStuckInOperation, Message: "stuck", FirstSeen: old}
-	prev := []ClusterStatus{{Cluster: c, Operation: []Finding{stuck}}}
+	prev := []ClusterStatus{ClusterStatus{Cluster: c}.With(stuck)}
 	c.State = "Stopped"
 	got := RecordResolved(nil, prev, []ClusterStatus{{Cluster: c}}, now)
 	want := []Resolved{{ClusterID: "c1", ClusterName: "prod", Finding: stuck, ResolvedAt: now}}
@@ -104,7 +104,7 @@ func TestRecordResolvedBounds(t *testing.T) {
 		for i := range 3 * MaxResolvedPerCluster {
 			many = append(many, Finding{Kind: KindUnmappedVM, VMID: fmt.Sprintf("v%d-%d", cycle, i)})
 		}
-		prev := []ClusterStatus{{Cluster: noisy, Checked: true, VM: many}, {Cluster: quiet, Checked: true}}
+		prev := []ClusterStatus{ClusterStatus{Cluster: noisy, Checked: true}.With(many...), {Cluster: quiet, Checked: true}}
 		next := []ClusterStatus{{Cluster: noisy, Checked: true}, {Cluster: quiet, Checked: true}}
 		history = RecordResolved(history, prev, next, now.Add(time.Duration(cycle)*time.Minute))
 	}
@@ -126,7 +126,7 @@ func TestRecordResolvedBounds(t *testing.T) {
 		for j := range MaxResolvedPerCluster {
 			fs = append(fs, Finding{Kind: KindUnmappedVM, VMID: fmt.Sprint(j)})
 		}
-		clusters = append(clusters, ClusterStatus{Cluster: c, Checked: true, VM: fs})
+		clusters = append(clusters, ClusterStatus{Cluster: c, Checked: true}.With(fs...))
 	}
 	cleared := make([]ClusterStatus, len(clusters))
 	for i, c := range clusters {

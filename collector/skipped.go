@@ -1,8 +1,11 @@
 package collector
 
-// AnnouncedMemory returns the findings of a cluster's VM and node sides that were announced
-// before a restart and are still held announced (the notifier's state keeps them).
-type AnnouncedMemory func(clusterID string) (vm, node []Finding)
+import "slices"
+
+// AnnouncedMemory returns the findings of a cluster, by side, that were announced before a
+// restart and are still held announced (the notifier's state keeps them); the operation side is
+// left out, MarkStates makes it afresh.
+type AnnouncedMemory func(clusterID string) map[Side][]Finding
 
 // RestoreSkipped gives a cluster that is skipped and that the last snapshot does not know (the
 // first cycle after a start) the findings memory holds for it: a skipped cluster keeps its
@@ -18,8 +21,13 @@ func RestoreSkipped(statuses, prev []ClusterStatus, memory AnnouncedMemory) {
 		if s.Checked || known[s.Cluster.ID] {
 			continue
 		}
-		s.VM, s.Node = memory(s.Cluster.ID)
-		sortFindings(s.VM)
-		sortFindings(s.Node)
+		for side, fs := range memory(s.Cluster.ID) {
+			if side == SideOperation {
+				continue
+			}
+			fs = slices.Clone(fs)
+			sortFindings(fs)
+			s.Set(side, fs)
+		}
 	}
 }

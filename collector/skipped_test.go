@@ -12,22 +12,22 @@ func TestRestoreSkipped(t *testing.T) {
 	t.Parallel()
 	vm := []Finding{{Kind: KindUnmappedVM, VMID: "v1", VMName: "prod-node-1", Message: "m"}}
 	node := []Finding{{Kind: KindNodeWithoutVM, VMName: "ghost", Message: "n"}}
-	memory := func(string) ([]Finding, []Finding) { return vm, node }
+	memory := func(string) map[Side][]Finding { return map[Side][]Finding{SideVM: vm, SideNode: node} }
 	statuses := []ClusterStatus{
 		{Cluster: Cluster{ID: "skipped-after-start", State: "Scaling"}},
 		{Cluster: Cluster{ID: "checked", State: "Running"}, Checked: true},
 		{Cluster: Cluster{ID: "skipped-known", State: "Scaling"}},
 	}
 	RestoreSkipped(statuses, []ClusterStatus{{Cluster: Cluster{ID: "skipped-known"}}}, memory)
-	if diff := cmp.Diff(vm, statuses[0].VM); diff != "" {
+	if diff := cmp.Diff(vm, statuses[0].On(SideVM)); diff != "" {
 		t.Errorf("skipped after a start: VM (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(node, statuses[0].Node); diff != "" {
+	if diff := cmp.Diff(node, statuses[0].On(SideNode)); diff != "" {
 		t.Errorf("skipped after a start: Node (-want +got):\n%s", diff)
 	}
 	for _, s := range statuses[1:] {
-		if len(s.VM)+len(s.Node) != 0 {
-			t.Errorf("%s: findings %v %v restored", s.Cluster.ID, s.VM, s.Node)
+		if fs := s.Findings(); len(fs) != 0 {
+			t.Errorf("%s: findings %v restored", s.Cluster.ID, fs)
 		}
 	}
 }

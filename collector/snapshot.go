@@ -18,27 +18,32 @@ type ClusterStatus struct {
 	// sanitised line (the first line of kubectl's stderr, the offered and expected host keys,
 	// ...).
 	Nodes NodeList
-	VM    []Finding
-	Node  []Finding
-	// Accepted holds the findings of either side that an operator's rule accepts (see Accept):
-	// not in VM or Node, so never announced nor counted as drift.
+	// found holds the findings by side (On, Set, Add), accepted ones excepted.
+	found map[Side][]Finding
+	// Accepted holds the findings of any side that an operator's rule accepts (see Accept): on
+	// no side, so never announced nor counted as drift.
 	Accepted []AcceptedFinding
 	// StateSince is when the cluster entered its current state (Cluster.State), as far as the
 	// exporter knows: the first cycle that saw it there, and no later than what the state file
 	// remembers (see MarkStates). A skipped cluster has been skipped since then.
 	StateSince time.Time
-	// Operation holds the cluster's stuck_in_operation finding, if it has one (see MarkStates):
-	// set for skipped clusters too, while VM and Node stay as they were.
-	Operation []Finding
 }
 
 // NodesEvaluated reports whether the node side was compared in this cycle: the cluster was
 // checked and its nodes were read. Only then can a node finding have cleared.
 func (s ClusterStatus) NodesEvaluated() bool { return s.Checked && s.Nodes.Read() }
 
-// Findings returns every side's findings.
+// NetworkEvaluated reports whether the network side was compared in this cycle: the cluster was
+// checked and the rules of its network were read. Only then can a network finding have cleared.
+func (s ClusterStatus) NetworkEvaluated() bool { return s.Checked && s.Cluster.Rules.Read() }
+
+// Findings returns every side's findings, in the order of SideDeclarations.
 func (s ClusterStatus) Findings() []Finding {
-	return append(append(append([]Finding{}, s.VM...), s.Node...), s.Operation...)
+	var out []Finding
+	for _, side := range Sides {
+		out = append(out, s.found[side]...)
+	}
+	return out
 }
 
 // Snapshot is the outcome of the last completed cycle; metrics and /findings are built from it
@@ -102,7 +107,9 @@ func evaluate(prev []ClusterStatus, inv Inventory, nodes map[string]NodeList, no
 	out := make([]ClusterStatus, 0, len(checked)+len(skipped))
 	for _, c := range skipped {
 		p := before[c.ID].withAccepted() // the rules are applied afresh to every finding
-		out = append(out, ClusterStatus{Cluster: c, Nodes: p.Nodes, VM: slices.Clone(p.VM), Node: slices.Clone(p.Node)})
+		s := ClusterStatus{Cluster: c, Nodes: p.Nodes}
+		s.keepUncompared(p, memory, now)
+		out = append(out, s)
 	}
 	for _, c := range checked {
 		p := before[c.ID].withAccepted()
@@ -111,12 +118,10 @@ func evaluate(prev []ClusterStatus, inv Inventory, nodes map[string]NodeList, no
 			nl = NodeList{Err: "not_listed"}
 		}
 		res := Compare(c, idx, nl, now, grace)
-		s := ClusterStatus{Cluster: c, Checked: true, Nodes: nl, VM: res.VM, Node: res.Node}
-		if !nl.Read() {
-			s.Node = slices.Clone(p.Node) // the previous snapshot is still being served
-		}
-		carryFirstSeen(c.ID, SideVM, s.VM, p.VM, memory, now)
-		carryFirstSeen(c.ID, SideNode, s.Node, p.Node, memory, now)
+		s := ClusterStatus{Cluster: c, Checked: true, Nodes: nl}
+		s.Set(SideVM, res.VM)
+		s.Set(SideNode, res.Node)
+		s.keepUncompared(p, memory, now)
 		out = append(out, s)
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -128,24 +133,34 @@ func evaluate(prev []ClusterStatus, inv Inventory, nodes map[string]NodeList, no
 	return out
 }
 
+// keepUncompared gives each side that this cycle did not compare (SideDeclaration.Compared) the
+// findings p had (the previous snapshot is still being served), and each side it compared the
+// first-seen times of p's (carryFirstSeen). The operation side is MarkStates'.
+func (s *ClusterStatus) keepUncompared(p ClusterStatus, memory FirstSeenMemory, now time.Time) {
+	for _, d := range SideDeclarations {
+		switch {
+		case d.Side == SideOperation:
+		case d.Compared(*s):
+			carryFirstSeen(s.Cluster.ID, d.Side, s.On(d.Side), p.On(d.Side), memory, now)
+		default:
+			s.Set(d.Side, slices.Clone(p.On(d.Side)))
+		}
+	}
+}
+
 // withAccepted returns s with its accepted findings back on their sides, as the engine found them.
 func (s ClusterStatus) withAccepted() ClusterStatus {
 	if len(s.Accepted) == 0 {
 		return s
 	}
-	s.VM, s.Node, s.Operation = slices.Clone(s.VM), slices.Clone(s.Node), slices.Clone(s.Operation)
 	for _, a := range s.Accepted {
-		switch a.Kind.Side() {
-		case SideNode:
-			s.Node = append(s.Node, a.Finding)
-		case SideOperation:
-			s.Operation = append(s.Operation, a.Finding)
-		default:
-			s.VM = append(s.VM, a.Finding)
-		}
+		s.Add(a.Finding)
 	}
 	s.Accepted = nil
-	sortFindings(s.VM)
-	sortFindings(s.Node)
+	for side, fs := range s.found {
+		fs = slices.Clone(fs)
+		sortFindings(fs)
+		s.found[side] = fs // s.found is Add's copy, s's own
+	}
 	return s
 }

@@ -33,7 +33,7 @@ type StateMemory func(clusterID, state string) (time.Time, bool)
 // what memory remembers of it; and, in an operation state, when CloudStack records that the
 // operation started (Cluster.OperationStarted). A cluster in an operation state for longer than
 // stuckAfter has the finding (0: never), first seen when prev's finding of the same state was, or
-// when firstSeen remembers (carryFirstSeen); its VM and Node findings are left as they are. It is
+// when firstSeen remembers (carryFirstSeen); its findings of the other sides are left as they are. It is
 // the only place that sets StateSince, and it runs before the accept rules, which may accept the
 // finding.
 func MarkStates(statuses, prev []ClusterStatus, memory StateMemory, firstSeen FirstSeenMemory, now time.Time, stuckAfter time.Duration) {
@@ -65,16 +65,17 @@ func MarkStates(statuses, prev []ClusterStatus, memory StateMemory, firstSeen Fi
 			since = recorded
 		}
 		s.StateSince = since
-		s.Operation = nil
+		s.Set(SideOperation, nil)
 		if !operation || stuckAfter <= 0 || now.Sub(since) <= stuckAfter {
 			continue
 		}
 		var before []Finding // a stuck finding of an earlier state is not this one
 		if seen && p.Cluster.State == c.State {
-			before = p.withAccepted().Operation
+			before = p.withAccepted().On(SideOperation)
 		}
-		s.Operation = []Finding{{Kind: KindStuckInOperation, Message: StuckMessage(c.Name, c.State, since, stuckAfter)}}
-		carryFirstSeen(c.ID, SideOperation, s.Operation, before, firstSeen, now)
+		stuck := []Finding{{Kind: KindStuckInOperation, Message: StuckMessage(c.Name, c.State, since, stuckAfter)}}
+		carryFirstSeen(c.ID, SideOperation, stuck, before, firstSeen, now)
+		s.Set(SideOperation, stuck)
 	}
 }
 

@@ -47,7 +47,7 @@ func TestMarkStatesStuck(t *testing.T) {
 	now := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
 	frozen := []Finding{{Kind: KindUnmappedVM, VMID: "v9", VMName: "prod-node-9", Message: "m", FirstSeen: now.Add(-5 * time.Hour)}}
 	status := func(state string, since time.Time, op ...Finding) ClusterStatus {
-		return ClusterStatus{Cluster: Cluster{ID: "k1", Name: "prod", State: state}, StateSince: since, VM: frozen, Operation: op}
+		return ClusterStatus{Cluster: Cluster{ID: "k1", Name: "prod", State: state}, StateSince: since}.With(frozen...).With(op...)
 	}
 	stuckFor := func(state string, since time.Time, firstSeen time.Time) Finding {
 		return Finding{Kind: KindStuckInOperation, Message: "Kubernetes cluster prod has been in state " + state + " since " + since.Format(time.RFC3339) + ", longer than 1h", FirstSeen: firstSeen}
@@ -93,20 +93,20 @@ func TestMarkStatesStuck(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			tc.cluster.ID, tc.cluster.Name = "k1", "prod"
-			statuses := []ClusterStatus{{Cluster: tc.cluster, VM: frozen}}
+			statuses := []ClusterStatus{ClusterStatus{Cluster: tc.cluster}.With(frozen...)}
 			MarkStates(statuses, tc.prev, nil, nil, now, tc.stuckAfter)
 			got := statuses[0]
-			if diff := cmp.Diff(tc.want, got.Operation); diff != "" {
+			if diff := cmp.Diff(tc.want, got.On(SideOperation)); diff != "" {
 				t.Errorf("Operation (-want +got):\n%s", diff)
 			}
 			if !got.StateSince.Equal(tc.wantSince) {
 				t.Errorf("StateSince = %s, want %s", got.StateSince, tc.wantSince)
 			}
-			if diff := cmp.Diff(frozen, got.VM); diff != "" {
+			if diff := cmp.Diff(frozen, got.On(SideVM)); diff != "" {
 				t.Errorf("the VM side changed (-want +got):\n%s", diff)
 			}
-			if len(got.Operation) == 1 && (got.Operation[0].VMID != "" || got.Operation[0].VMName != "" || got.Operation[0].Kind.Side() != SideOperation || !got.Operation[0].Kind.PerCluster()) {
-				t.Errorf("stuck_in_operation %+v is not a cluster-level finding of the operation side", got.Operation[0])
+			if op := got.On(SideOperation); len(op) == 1 && (op[0].VMID != "" || op[0].VMName != "" || op[0].Kind.Side() != SideOperation || !op[0].Kind.PerCluster()) {
+				t.Errorf("stuck_in_operation %+v is not a cluster-level finding of the operation side", op[0])
 			}
 		})
 	}
@@ -121,11 +121,11 @@ func TestAcceptStuck(t *testing.T) {
 	statuses := []ClusterStatus{{Cluster: c, StateSince: now.Add(-2 * time.Hour)}}
 	MarkStates(statuses, statuses, nil, nil, now, time.Hour)
 	accepted, _ := Accept(statuses, []Cluster{c}, []AcceptRule{{Cluster: "prod", Kind: KindStuckInOperation, Reason: "scaling by hand"}}, now)
-	if len(accepted[0].Operation) != 0 || len(accepted[0].Accepted) != 1 || accepted[0].AcceptedOn(SideOperation) != 1 {
-		t.Fatalf("accepted: Operation %v, Accepted %v", accepted[0].Operation, accepted[0].Accepted)
+	if op := accepted[0].On(SideOperation); len(op) != 0 || len(accepted[0].Accepted) != 1 || accepted[0].AcceptedOn(SideOperation) != 1 {
+		t.Fatalf("accepted: Operation %v, Accepted %v", op, accepted[0].Accepted)
 	}
 	back, _ := Accept(accepted, []Cluster{c}, nil, now)
-	if len(back[0].Operation) != 1 || len(back[0].Accepted) != 0 {
-		t.Errorf("rule removed: Operation %v, Accepted %v", back[0].Operation, back[0].Accepted)
+	if op := back[0].On(SideOperation); len(op) != 1 || len(back[0].Accepted) != 0 {
+		t.Errorf("rule removed: Operation %v, Accepted %v", op, back[0].Accepted)
 	}
 }

@@ -24,8 +24,8 @@ type Announcer interface {
 	// StateSince is the time since which the announcer remembers a cluster in a state, across
 	// restarts.
 	StateSince(clusterID, state string) (time.Time, bool)
-	// Announced is what the announcer holds announced of a cluster's VM and node sides.
-	Announced(clusterID string) (vm, node []collector.Finding)
+	// Announced is what the announcer holds announced of a cluster, by side.
+	Announced(clusterID string) map[collector.Side][]collector.Finding
 	// Notify reads the statuses; it never changes them.
 	Notify(ctx context.Context, statuses []collector.ClusterStatus)
 }

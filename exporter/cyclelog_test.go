@@ -33,7 +33,7 @@ func TestCycleSummaryLine(t *testing.T) {
 	cluster := func(name string, findings int) collector.ClusterStatus {
 		s := collector.ClusterStatus{Cluster: collector.Cluster{ID: name, Name: name, State: "Running"}, Checked: true, Nodes: collector.NodesRead(nil, nil)}
 		for i := range findings {
-			s.VM = append(s.VM, collector.Finding{Kind: collector.KindUnmappedVM, VMID: fmt.Sprint(i)})
+			s.Add(collector.Finding{Kind: collector.KindUnmappedVM, VMID: fmt.Sprint(i)})
 		}
 		return s
 	}

@@ -121,7 +121,7 @@ func expositionSnapshot() *collector.Snapshot {
 			c.Nodes = collector.NodesRead(nil, nil)
 		}
 		if i%5 == 0 {
-			c.VM = []collector.Finding{{Kind: collector.KindUnmappedVM, VMID: fmt.Sprintf("v%d", i), VMName: fmt.Sprintf("c%d-node-1", i)}}
+			c.Add(collector.Finding{Kind: collector.KindUnmappedVM, VMID: fmt.Sprintf("v%d", i), VMName: fmt.Sprintf("c%d-node-1", i)})
 		}
 		s.Clusters = append(s.Clusters, c)
 	}

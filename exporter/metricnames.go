@@ -33,12 +33,11 @@ func MetricFamilies() ([]*dto.MetricFamily, error) {
 		Start: now, End: now, Success: true, Enabled: true, Interval: time.Minute, LastSuccess: now,
 		NodeListFailures:   map[string]uint64{"timeout": 1},
 		FindingSeriesLimit: 1, // and two findings: cks_drift_finding_series_omitted is present
-		Clusters: []collector.ClusterStatus{{
+		Clusters: []collector.ClusterStatus{collector.ClusterStatus{
 			Cluster:    collector.Cluster{ID: "k", Name: "k"},
 			StateSince: now,
-			VM:         []collector.Finding{{Kind: collector.KindUnmappedVM, VMID: "v"}, {Kind: collector.KindUnmappedVM, VMID: "w"}},
 			Accepted:   []collector.AcceptedFinding{{Finding: collector.Finding{Kind: collector.KindVMMapIncomplete}}},
-		}},
+		}.With(collector.Finding{Kind: collector.KindUnmappedVM, VMID: "v"}, collector.Finding{Kind: collector.KindUnmappedVM, VMID: "w"})},
 	}
 	e := &Exporter{}
 	e.snapshot.Store(full)

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
@@ -98,8 +97,7 @@ func (e *Exporter) announcePass(ctx context.Context) {
 	next := carry(prev)
 	next.Clusters = make([]collector.ClusterStatus, len(prev.Clusters))
 	for i, s := range prev.Clusters {
-		s.VM, s.Node = slices.Clone(s.VM), slices.Clone(s.Node)
-		next.Clusters[i] = s
+		next.Clusters[i] = s.CloneFindings()
 	}
 	e.notifier.Notify(ctx, next.Clusters)
 	e.publish(next)

@@ -174,9 +174,9 @@ func (s *state) firingOnly(statuses []collector.ClusterStatus) []collector.Clust
 	out := make([]collector.ClusterStatus, len(statuses))
 	for i, st := range statuses {
 		out[i] = st
-		out[i].VM = s.keepFiring(st.Cluster.ID, collector.SideVM, st.VM, firing)
-		out[i].Node = s.keepFiring(st.Cluster.ID, collector.SideNode, st.Node, firing)
-		out[i].Operation = s.keepFiring(st.Cluster.ID, collector.SideOperation, st.Operation, firing)
+		for _, side := range collector.Sides {
+			out[i].Set(side, s.keepFiring(st.Cluster.ID, side, st.On(side), firing))
+		}
 	}
 	return out
 }

@@ -99,18 +99,11 @@ func (e *notifierEnv) advance(d time.Duration) {
 	e.now = e.now.Add(d)
 }
 
-// status is the cluster's status with findings on the node side (vm side when vm is true).
+// status is the cluster's status with findings, each on the side of its kind.
 func (e *notifierEnv) status(findings ...collector.Finding) []collector.ClusterStatus {
 	st := collector.ClusterStatus{Cluster: collector.Cluster{ID: e.cluster.ID, Name: e.cluster.Name, ZoneID: e.cluster.ZoneID},
 		Checked: true, Nodes: collector.NodesRead(nil, nil)}
-	for _, f := range findings {
-		if f.Kind.Side() == collector.SideNode {
-			st.Node = append(st.Node, f)
-		} else {
-			st.VM = append(st.VM, f)
-		}
-	}
-	return []collector.ClusterStatus{st}
+	return []collector.ClusterStatus{st.With(findings...)}
 }
 
 func (e *notifierEnv) notify(statuses []collector.ClusterStatus) {

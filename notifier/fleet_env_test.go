@@ -44,7 +44,7 @@ func (f *fleet) statuses(findings func(i int) int) []collector.ClusterStatus {
 		st := collector.ClusterStatus{Cluster: collector.Cluster{ID: id, Name: fleetName(i), ZoneID: f.cluster.ZoneID},
 			Checked: true, Nodes: collector.NodesRead(nil, nil)}
 		for k := range findings(i) {
-			st.Node = append(st.Node, nodeFinding(fleetName(i), fmt.Sprintf("%s-n%d", fleetName(i), k)))
+			st.Add(nodeFinding(fleetName(i), fmt.Sprintf("%s-n%d", fleetName(i), k)))
 		}
 		out[i] = st
 	}

@@ -36,8 +36,8 @@ func TestSameNamedClustersAreTold(t *testing.T) {
 		if o.project != "" {
 			cl.ProjectID = "30000000-0000-4000-8000-000000000001"
 		}
-		statuses = append(statuses, collector.ClusterStatus{Cluster: cl, Checked: true, Nodes: collector.NodesRead(nil, nil),
-			Node: []collector.Finding{nodeFinding(o.name, "ghost")}})
+		statuses = append(statuses, collector.ClusterStatus{Cluster: cl, Checked: true, Nodes: collector.NodesRead(nil, nil)}.
+			With(nodeFinding(o.name, "ghost")))
 	}
 	e.notify(statuses)
 

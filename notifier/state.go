@@ -138,7 +138,8 @@ type event struct {
 // update brings the state up to date with one cycle's statuses, without any I/O: new findings get
 // an announcement, cleared ones are dropped (their alert types queued for archiving), a side whose
 // last finding cleared owes a resolution, and clusters no longer in statuses are forgotten.
-// Skipped clusters and node sides that were not evaluated are left exactly as they were.
+// Skipped clusters and sides that were not compared (collector.SideDeclaration.Compared) are left
+// exactly as they were.
 func (s *state) update(statuses []collector.ClusterStatus) []event {
 	if s.Clusters == nil {
 		s.Clusters = make(map[string]*clusterState)
@@ -150,20 +151,19 @@ func (s *state) update(statuses []collector.ClusterStatus) []event {
 		c := st.Cluster
 		present[c.ID] = true
 		cs := s.Clusters[c.ID]
-		if !st.Checked && len(st.Operation) == 0 && (cs == nil || cs.Sides[collector.SideOperation] == nil) {
-			continue // a skipped cluster's VM and node sides stay exactly as they were
+		if !st.Checked && len(st.On(collector.SideOperation)) == 0 && (cs == nil || cs.Sides[collector.SideOperation] == nil) {
+			continue // a skipped cluster's sides but the operation side stay exactly as they were
 		}
 		if cs == nil {
 			cs = &clusterState{Sides: make(map[collector.Side]*sideState)}
 			s.Clusters[c.ID] = cs
 		}
 		cs.Name, cs.ZoneID, cs.Owner, cs.Account, cs.Project = c.Name, c.ZoneID, c.Owner(), c.Account, c.Project
-		events = append(events, s.updateOperation(cs, c, st.Operation, st.AcceptedOn(collector.SideOperation) > 0)...)
-		if st.Checked {
-			events = append(events, s.updateSide(cs, c, collector.SideVM, st.VM, st.AcceptedOn(collector.SideVM) > 0)...)
-		}
-		if st.NodesEvaluated() {
-			events = append(events, s.updateSide(cs, c, collector.SideNode, st.Node, st.AcceptedOn(collector.SideNode) > 0)...)
+		events = append(events, s.updateOperation(cs, c, st.On(collector.SideOperation), st.AcceptedOn(collector.SideOperation) > 0)...)
+		for _, d := range collector.SideDeclarations {
+			if d.Side != collector.SideOperation && d.Compared(*st) {
+				events = append(events, s.updateSide(cs, c, d.Side, st.On(d.Side), st.AcceptedOn(d.Side) > 0)...)
+			}
 		}
 		if len(cs.Sides) == 0 {
 			delete(s.Clusters, c.ID)

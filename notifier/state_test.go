@@ -11,7 +11,7 @@ var t0 = time.Date(2026, 6, 5, 20, 20, 0, 0, time.UTC)
 
 func status(checked, nodes bool, vm, node []collector.Finding) collector.ClusterStatus {
 	s := collector.ClusterStatus{Cluster: collector.Cluster{ID: "k1", Name: "test", ZoneID: "z1"},
-		Checked: checked, Nodes: collector.NodeList{Err: "timeout"}, VM: vm, Node: node}
+		Checked: checked, Nodes: collector.NodeList{Err: "timeout"}}.With(vm...).With(node...)
 	if nodes {
 		s.Nodes = collector.NodesRead(nil, nil)
 	}
@@ -91,8 +91,8 @@ func TestFirstSeenRemembered(t *testing.T) {
 	later.FirstSeen = t0.Add(time.Hour)
 	st := []collector.ClusterStatus{status(true, true, []collector.Finding{later}, nil)}
 	n.state.update(st)
-	if !st[0].VM[0].FirstSeen.Equal(later.FirstSeen) {
-		t.Fatalf("update changed the status's first seen to %v: the notifier only reads statuses", st[0].VM[0].FirstSeen)
+	if got := st[0].On(collector.SideVM)[0].FirstSeen; !got.Equal(later.FirstSeen) {
+		t.Fatalf("update changed the status's first seen to %v: the notifier only reads statuses", got)
 	}
 	if got, ok := n.FirstSeen("k1", collector.SideVM, f.Key()); !ok || !got.Equal(t0) {
 		t.Fatalf("FirstSeen = %v, %v; want %v, true", got, ok, t0)
@@ -109,7 +109,7 @@ func TestAllocateAvoidsTypesInUse(t *testing.T) {
 	var statuses []collector.ClusterStatus
 	for _, id := range []string{"a", "b", "c"} {
 		f := finding(collector.KindUnmappedVM, id)
-		statuses = append(statuses, collector.ClusterStatus{Cluster: collector.Cluster{ID: "k" + id, Name: id}, Checked: true, VM: []collector.Finding{f}})
+		statuses = append(statuses, collector.ClusterStatus{Cluster: collector.Cluster{ID: "k" + id, Name: id}, Checked: true}.With(f))
 	}
 	s.update(statuses)
 	for _, cs := range s.Clusters {

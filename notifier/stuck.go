@@ -82,21 +82,22 @@ func (s *state) updateOperation(cs *clusterState, c collector.Cluster, findings 
 	return events
 }
 
-// Announced returns the findings of a cluster's VM and node sides that the notifier keeps
-// announced, as the cycle that found them had them (kind, VM, message, first seen), so that a
-// cluster skipped in the first cycle after a restart keeps showing them, as it would have
-// without the restart. Announcements of an older state file, which name no VM, are left out
-// unless their kind is about the whole cluster.
-func (n *Notifier) Announced(clusterID string) (vm, node []collector.Finding) {
+// Announced returns the findings of a cluster, by side, that the notifier keeps announced, as
+// the cycle that found them had them (kind, VM, message, first seen), so that a cluster skipped
+// in the first cycle after a restart keeps showing them, as it would have without the restart.
+// The operation side is left out (collector.MarkStates makes it afresh). Announcements of an
+// older state file, which name no VM, are left out unless their kind is about the whole cluster.
+func (n *Notifier) Announced(clusterID string) map[collector.Side][]collector.Finding {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	cs := n.state.Clusters[clusterID]
 	if cs == nil {
-		return nil, nil
+		return nil
 	}
-	for _, side := range []collector.Side{collector.SideVM, collector.SideNode} {
+	out := make(map[collector.Side][]collector.Finding)
+	for _, side := range collector.Sides {
 		ss := cs.Sides[side]
-		if ss == nil {
+		if ss == nil || side == collector.SideOperation {
 			continue
 		}
 		for _, key := range sortedKeys(ss.Findings) {
@@ -105,12 +106,8 @@ func (n *Notifier) Announced(clusterID string) (vm, node []collector.Finding) {
 			if f.Key() != key { // an older state's announcement: its VM is not known
 				continue
 			}
-			if side == collector.SideNode {
-				node = append(node, f)
-			} else {
-				vm = append(vm, f)
-			}
+			out[side] = append(out[side], f)
 		}
 	}
-	return vm, node
+	return out
 }

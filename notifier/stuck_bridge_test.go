@@ -14,7 +14,8 @@ func TestFiringOnlyStuck(t *testing.T) {
 	stuck := collector.Finding{Kind: collector.KindStuckInOperation, Message: "Kubernetes cluster test has been in state Scaling since ...", FirstSeen: t0}
 	skipped := func(state string, op ...collector.Finding) []collector.ClusterStatus {
 		st := status(false, false, nil, nil)
-		st.Cluster.State, st.Operation = state, op
+		st.Cluster.State = state
+		st.Set(collector.SideOperation, op)
 		return []collector.ClusterStatus{st}
 	}
 	var s state

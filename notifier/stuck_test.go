@@ -23,9 +23,9 @@ func TestStuckInOperation(t *testing.T) {
 	stuck := func(state string) []collector.ClusterStatus {
 		st := e.status(frozen)
 		st[0].Checked, st[0].Cluster.State, st[0].StateSince = false, state, since
-		st[0].VM = nil // a skipped cluster's VM side: whatever it holds is not looked at
-		st[0].Operation = []collector.Finding{{Kind: collector.KindStuckInOperation,
-			Message: collector.StuckMessage(e.cluster.Name, state, since, time.Hour), FirstSeen: e.clock()}}
+		st[0].Set(collector.SideVM, nil) // a skipped cluster's VM side: whatever it holds is not looked at
+		st[0].Set(collector.SideOperation, []collector.Finding{{Kind: collector.KindStuckInOperation,
+			Message: collector.StuckMessage(e.cluster.Name, state, since, time.Hour), FirstSeen: e.clock()}})
 		return st
 	}
 	e.notify(stuck("Scaling"))
@@ -79,9 +79,9 @@ func TestStuckTurnedOff(t *testing.T) {
 	since := e.clock().Add(-2 * time.Hour)
 	st := e.status()
 	st[0].Checked, st[0].Cluster.State, st[0].StateSince = false, "Upgrading", since
-	st[0].Operation = []collector.Finding{{Kind: collector.KindStuckInOperation, Message: collector.StuckMessage("prod", "Upgrading", since, time.Hour)}}
+	st[0].Set(collector.SideOperation, []collector.Finding{{Kind: collector.KindStuckInOperation, Message: collector.StuckMessage("prod", "Upgrading", since, time.Hour)}})
 	e.notify(st)
-	st[0].Operation = nil
+	st[0].Set(collector.SideOperation, nil)
 	e.notify(st)
 	for _, a := range e.annotations() {
 		if strings.HasPrefix(a, "[INFO]") {
@@ -104,7 +104,8 @@ func TestAnnouncedAfterRestart(t *testing.T) {
 	unmapped := collector.Finding{Kind: collector.KindUnmappedVM, VMID: "v1", VMName: "prod-node-x", Message: "unmapped", FirstSeen: e.clock().UTC()}
 	ghost := collector.Finding{Kind: collector.KindNodeWithoutVM, VMName: "ghost", Message: "ghost", FirstSeen: e.clock().UTC()}
 	e.notify(e.status(unmapped, ghost))
-	vm, node := e.n.Announced(e.cluster.ID)
+	announced := e.n.Announced(e.cluster.ID)
+	vm, node := announced[collector.SideVM], announced[collector.SideNode]
 	if len(vm) != 1 || vm[0].Key() != unmapped.Key() || vm[0].VMName != "prod-node-x" || len(node) != 1 || node[0].Key() != ghost.Key() {
 		t.Fatalf("Announced = %+v, %+v", vm, node)
 	}

@@ -49,7 +49,7 @@ func (w *world) statuses(findings map[string][]string) []collector.ClusterStatus
 	for name, c := range w.clusters {
 		st := collector.ClusterStatus{Cluster: c, Checked: true, Nodes: collector.NodesRead(nil, nil)}
 		for _, node := range findings[name] {
-			st.Node = append(st.Node, nodeFinding(name, node))
+			st.Add(nodeFinding(name, node))
 		}
 		out = append(out, st)
 	}

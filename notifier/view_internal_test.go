@@ -12,7 +12,7 @@ import (
 func TestViewOffAndOwed(t *testing.T) {
 	f := collector.Finding{Kind: collector.KindNodeWithoutVM, VMName: "ghost"}
 	s := state{}
-	s.update([]collector.ClusterStatus{{Cluster: collector.Cluster{ID: "c1", Name: "prod"}, Checked: true, Nodes: collector.NodesRead(nil, nil), Node: []collector.Finding{f}}})
+	s.update([]collector.ClusterStatus{collector.ClusterStatus{Cluster: collector.Cluster{ID: "c1", Name: "prod"}, Checked: true, Nodes: collector.NodesRead(nil, nil)}.With(f)})
 	a, _ := newView(&s, Options{Enabled: true}).Announcement("c1", collector.SideNode, f.Key())
 	if a.Annotation.State != PartOwed || a.Alert.State != PartOwed {
 		t.Errorf("before a pass: %+v, want both owed", a)

@@ -20,7 +20,7 @@ func TestViewShowsEachPart(t *testing.T) {
 	}
 	statuses := e.status(first, second)
 	unknown := collector.ClusterStatus{Cluster: collector.Cluster{ID: "9f0c1d2e-0000-4000-8000-00000000dead", Name: "zzz-gone"},
-		Checked: true, Nodes: collector.NodesRead(nil, nil), Node: []collector.Finding{nodeFinding("zzz-gone", "x")}}
+		Checked: true, Nodes: collector.NodesRead(nil, nil)}.With(nodeFinding("zzz-gone", "x"))
 	e.notify(append(statuses, unknown))
 	now := e.clock().UTC()
 
@@ -36,7 +36,7 @@ func TestViewShowsEachPart(t *testing.T) {
 	if b.Annotation.State != notifier.PartSent || b.Alert.State != notifier.PartCapped {
 		t.Errorf("second finding: %+v, want annotation sent, alert capped", b)
 	}
-	g, _ := v.Announcement(unknown.Cluster.ID, collector.SideNode, unknown.Node[0].Key())
+	g, _ := v.Announcement(unknown.Cluster.ID, collector.SideNode, unknown.On(collector.SideNode)[0].Key())
 	if g.Annotation.State != notifier.PartFailed || !at(g.Annotation.At, now) {
 		t.Errorf("finding of a cluster CloudStack does not know: %+v, want its annotation failed at %v", g, now)
 	}

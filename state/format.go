@@ -19,8 +19,10 @@ import (
 //  1. Up to release 0.1.0: the meta, hostkeys, notifier and history buckets.
 //  2. The same buckets; the notifier's document may hold the operation side
 //     (stuck_in_operation), node_version_mismatch findings, accepted-only sides and the
-//     per-cluster day budget, which format 1's readers take for drift that cleared. A file of
-//     format 1 is read as it is and marked 2 when opened for writing.
+//     per-cluster day budget, which format 1's readers take for drift that cleared; and the
+//     network and cluster sides (network_rule_missing, offering_missing), added before format 2
+//     was released, so that no release reads format 2 without them. A file of format 1 is read
+//     as it is and marked 2 when opened for writing.
 const Format = 2
 
 // keyWrittenBy is the meta key of the version of the exporter that last opened the file for

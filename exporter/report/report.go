@@ -114,7 +114,7 @@ func New(s *collector.Snapshot, x Context) Report {
 			Checked: cs.Checked, NodesReachable: cs.Nodes.Read(), NodesError: cs.Nodes.Err,
 			NodesDetail:   cs.Nodes.Detail,
 			CloudStackURL: clusterUIURL(x.UIURL, c.ID),
-			Findings:      make([]FindingReport, 0, len(cs.VM)+len(cs.Node)+len(cs.Operation)),
+			Findings:      make([]FindingReport, 0, len(cs.Findings())),
 			Accepted:      cs.Accepted,
 			Resolved:      resolved[c.ID],
 		}
@@ -122,13 +122,10 @@ func New(s *collector.Snapshot, x Context) Report {
 			_, cr.SkipReason = cs.Status()
 			cr.SkippedSeconds = age(cs.StateSince, x.Now)
 		}
-		for _, side := range []struct {
-			side collector.Side
-			list []collector.Finding
-		}{{collector.SideVM, cs.VM}, {collector.SideNode, cs.Node}, {collector.SideOperation, cs.Operation}} {
-			for _, f := range side.list {
+		for _, side := range collector.Sides {
+			for _, f := range cs.On(side) {
 				fr := FindingReport{Finding: f, AgeSeconds: age(f.FirstSeen, x.Now), RunbookURL: RunbookURL(f.Kind), CloudStackURL: vmUIURL(x.UIURL, f)}
-				if a, ok := x.Announcements.Announcement(c.ID, side.side, f.Key()); ok {
+				if a, ok := x.Announcements.Announcement(c.ID, side, f.Key()); ok {
 					fr.Announcement = &a
 				}
 				cr.Findings = append(cr.Findings, fr)

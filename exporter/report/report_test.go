@@ -28,10 +28,10 @@ func TestNewAddsWhatTheOperatorAsks(t *testing.T) {
 	missing := collector.Finding{Kind: collector.KindMappedVMMissing, VMID: "999999", FirstSeen: now}
 	snap := &collector.Snapshot{
 		Clusters: []collector.ClusterStatus{
-			{Cluster: collector.Cluster{ID: clusterUUID, Name: "prod", State: "Running"}, Checked: true, Nodes: collector.NodesRead(nil, nil),
-				VM: []collector.Finding{unmapped, expunged, missing}},
-			{Cluster: collector.Cluster{ID: "c2", Name: "busy", State: "Scaling"}, StateSince: now.Add(-2 * time.Hour),
-				Operation: []collector.Finding{{Kind: collector.KindStuckInOperation, Message: "stuck", FirstSeen: now.Add(-time.Hour)}}},
+			collector.ClusterStatus{Cluster: collector.Cluster{ID: clusterUUID, Name: "prod", State: "Running"}, Checked: true, Nodes: collector.NodesRead(nil, nil)}.
+				With(unmapped, expunged, missing),
+			collector.ClusterStatus{Cluster: collector.Cluster{ID: "c2", Name: "busy", State: "Scaling"}, StateSince: now.Add(-2 * time.Hour)}.
+				With(collector.Finding{Kind: collector.KindStuckInOperation, Message: "stuck", FirstSeen: now.Add(-time.Hour)}),
 			{Cluster: collector.Cluster{ID: "c3", Name: "ext", State: "Running", ClusterType: "ExternalManaged"}, StateSince: now.Add(-time.Hour)},
 		},
 		Resolved: []collector.Resolved{
@@ -96,8 +96,8 @@ func TestNewAddsWhatTheOperatorAsks(t *testing.T) {
 // TestNewWithoutContext: the zero Context (--once's log line, the cycle summary) adds no age
 // and no link.
 func TestNewWithoutContext(t *testing.T) {
-	snap := &collector.Snapshot{Clusters: []collector.ClusterStatus{{Cluster: collector.Cluster{ID: clusterUUID, Name: "prod"}, Checked: true,
-		VM: []collector.Finding{{Kind: collector.KindUnmappedVM, VMID: vmUUID, FirstSeen: time.Now()}}}}}
+	snap := &collector.Snapshot{Clusters: []collector.ClusterStatus{collector.ClusterStatus{Cluster: collector.Cluster{ID: clusterUUID, Name: "prod"}, Checked: true}.
+		With(collector.Finding{Kind: collector.KindUnmappedVM, VMID: vmUUID, FirstSeen: time.Now()})}}
 	r := New(snap, Context{})
 	f := r.Clusters[0].Findings[0]
 	if r.Generated != nil || f.AgeSeconds != nil || f.CloudStackURL != "" || r.Clusters[0].CloudStackURL != "" {

@@ -58,7 +58,7 @@ func TestStatusPageLeadsWithWhatIsWrong(t *testing.T) {
 	cluster := collector.Cluster{ID: clusterUUID, Name: "busy", State: "Running", ClusterType: collector.CloudManaged}
 	failed := &collector.Snapshot{Start: now.Add(-time.Minute), End: now.Add(-time.Minute), Enabled: true, LastSuccess: now.Add(-time.Hour),
 		Error: "listVirtualMachines: CloudStack API error 530", Clusters: []collector.ClusterStatus{
-			{Cluster: cluster, Checked: true, VM: []collector.Finding{unmapped}, Nodes: collector.NodeList{Err: "timeout"}},
+			collector.ClusterStatus{Cluster: cluster, Checked: true, Nodes: collector.NodeList{Err: "timeout"}}.With(unmapped),
 		}}
 	body := renderIndex(t, failed, now)
 	order := []string{

@@ -17,15 +17,14 @@ func TestWriteTable(t *testing.T) {
 	drift := &collector.Snapshot{
 		Start: end.Add(-2 * time.Second), End: end, Success: true, Enabled: true, LastSuccess: end,
 		Clusters: []collector.ClusterStatus{
-			{
+			collector.ClusterStatus{
 				Cluster: collector.Cluster{ID: "k1", Name: "test", ZoneName: "zone1", Account: "admin", Domain: "ROOT", State: "Alert", ClusterType: "CloudManaged"},
 				Checked: true, Nodes: collector.NodesRead(nil, nil),
-				VM: []collector.Finding{
-					{Kind: collector.KindUnmappedVM, VMID: "2b7607ac", VMName: "test-node-1a1c6ebf01d", Message: "VM test-node-1a1c6ebf01d (2b7607ac, Running) is named as a node of Kubernetes cluster test but is not one of its VMs in CloudStack"},
-					{Kind: collector.KindMappedVMMissing, VMID: "999999", Message: "VM with ID 999999 is one of the VMs of Kubernetes cluster test in CloudStack, but does not exist"},
-				},
-				Node: []collector.Finding{{Kind: collector.KindNodeWithoutVM, VMName: "ghost", Message: "Kubernetes node ghost of cluster test has no VM in CloudStack"}},
-			},
+			}.With(
+				collector.Finding{Kind: collector.KindUnmappedVM, VMID: "2b7607ac", VMName: "test-node-1a1c6ebf01d", Message: "VM test-node-1a1c6ebf01d (2b7607ac, Running) is named as a node of Kubernetes cluster test but is not one of its VMs in CloudStack"},
+				collector.Finding{Kind: collector.KindMappedVMMissing, VMID: "999999", Message: "VM with ID 999999 is one of the VMs of Kubernetes cluster test in CloudStack, but does not exist"},
+				collector.Finding{Kind: collector.KindNodeWithoutVM, VMName: "ghost", Message: "Kubernetes node ghost of cluster test has no VM in CloudStack"},
+			),
 			{
 				Cluster: collector.Cluster{ID: "k2", Name: "unreachable", ZoneName: "zone1", Account: "admin", Domain: "ROOT", State: "Running", ClusterType: "CloudManaged"},
 				Checked: true, Nodes: collector.NodeList{Err: "timeout"},

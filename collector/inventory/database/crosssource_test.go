@@ -132,7 +132,7 @@ func evaluate(inv collector.Inventory, nodes map[string]collector.NodeList) map[
 	out := map[string]view{}
 	for _, s := range collector.Evaluate(nil, inv, nodes, xNow, xGrace) {
 		out[s.Cluster.ID] = view{Name: s.Cluster.Name, Checked: s.Checked, NodesReachable: s.Nodes.Read(),
-			VM: findings(s.VM), Node: findings(s.Node)}
+			VM: findings(s.On(collector.SideVM)), Node: findings(s.On(collector.SideNode))}
 	}
 	return out
 }
