@@ -146,7 +146,8 @@ image: build
 # The .deb and .rpm (packaging/nfpm.yaml) in dist/, built with nFPM at the version tools/nfpm
 # pins: no other toolchain. The version is VERSION's, the binary `make build`'s; PKG_RELEASE is
 # the package revision of one version. Beside the binary: its manual page (packaging/manpage.sh)
-# and the Debian changelog, dated by the commit so that two builds of one commit agree.
+# and the Debian changelog, dated by the commit so that two builds of one commit agree, and
+# CHANGELOG.md, compressed for the .deb as Debian's policy names an upstream changelog.
 PKG_VERSION ?= $(VERSION)
 PKG_RELEASE ?= 1
 PKG_ARCH    ?= $(shell $(GO) env GOARCH)
@@ -166,6 +167,7 @@ package: build
 	  $(BINARY) '$(PKG_VERSION)' '$(PKG_RELEASE)' '$(PKG_VERSION)' '$(REVISION)' \
 	  'cks-drift-exporter maintainers <cks-drift-exporter@users.noreply.github.com>' '$(PKG_DATE)' \
 	  | gzip -9n >build/changelog.Debian.gz
+	gzip -9nc CHANGELOG.md >build/changelog.gz
 	mkdir -p dist
 	for p in deb rpm; do \
 	  PKG_VERSION='$(PKG_VERSION)' PKG_RELEASE='$(PKG_RELEASE)' PKG_ARCH='$(PKG_ARCH)' \

@@ -13,6 +13,9 @@ type apiCommand struct {
 	calledWith func(cfg *config.Config) bool
 	// needed: the check cannot run without it; a refusal stops the preflight after the APIs.
 	needed bool
+	// since is the first release that has the command; empty: every release the exporter reads.
+	// On an older release preflight says the command does not exist there instead of failing.
+	since string
 }
 
 var apiCommands = []apiCommand{
@@ -38,6 +41,22 @@ var apiCommands = []apiCommand{
 	{name: "listAlerts", calledWith: alerts},
 	{name: "archiveAlerts", calledWith: alerts},
 	{name: "queryAsyncJobResult", calledWith: alerts},
+	// Only --preflight calls these, with events.webhook.enabled: the release (cloudstackversion),
+	// then whether an Enabled Global webhook posts to this exporter and what its last deliveries
+	// answered (preflight_webhook.go). The webhook plugin arrives in 4.20.0.0 (apache/cloudstack#8674).
+	{name: "listCapabilities", calledWith: webhookEvents},
+	{name: "listWebhooks", calledWith: webhookEvents, since: webhooksSince},
+	{name: "listWebhookDeliveries", calledWith: webhookEvents, since: webhooksSince},
+}
+
+// commandSince is the first release that has the command name; "" for every release.
+func commandSince(name string) string {
+	for _, c := range apiCommands {
+		if c.name == name {
+			return c.since
+		}
+	}
+	return ""
 }
 
 func always(*config.Config) bool { return true }
@@ -47,6 +66,8 @@ func apiInventory(cfg *config.Config) bool { return cfg.Inventory.Source == conf
 func annotations(cfg *config.Config) bool { return cfg.Notifier.Enabled && cfg.Notifier.Annotations }
 
 func alerts(cfg *config.Config) bool { return cfg.Notifier.Enabled && cfg.Notifier.Alerts }
+
+func webhookEvents(cfg *config.Config) bool { return cfg.Events.Webhook.Enabled }
 
 // preflightAPIs are the commands --preflight asks about with cfg, in apiCommands' order, and
 // how many of them lead the list as needed.

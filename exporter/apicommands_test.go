@@ -30,6 +30,9 @@ func TestPreflightAPIs(t *testing.T) {
 			"listEvents", "listApis", "addAnnotation", "listAnnotations", "generateAlert", "listAlerts", "archiveAlerts", "queryAsyncJobResult"}, 3},
 		{"stuck_after 0, notifier off", withDefaults(func(c *config.Config) { c.Check.StuckAfter = 0; c.Notifier.Enabled = false }), []string{
 			"listKubernetesClusters", "listVirtualMachines", "listPortForwardingRules", "listKubernetesSupportedVersions", "listApis"}, 3},
+		{"webhook, notifier off", withDefaults(func(c *config.Config) { c.Events.Webhook.Enabled = true; c.Notifier.Enabled = false }), []string{
+			"listKubernetesClusters", "listVirtualMachines", "listPortForwardingRules", "listKubernetesSupportedVersions",
+			"listEvents", "listApis", "listCapabilities", "listWebhooks", "listWebhookDeliveries"}, 3},
 		{"database source, Kubernetes API nodes, alerts only", withDefaults(func(c *config.Config) {
 			c.Inventory.Source = config.SourceDatabase
 			c.Check.NodeSource = config.NodeSourceKubernetesAPI

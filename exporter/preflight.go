@@ -23,8 +23,10 @@ import (
 // account's grants (inventory.source database), one page of clusters, and one login to a control node (or Kubernetes API) per zone. It prints a checklist
 // with what to change for each failure and returns 0 when every check passed, 1 otherwise. It
 // writes nothing to CloudStack, to the clusters or to the state file: a control node's host key
-// is trusted for the run only (ssh.RunPins), so that it runs beside a running exporter.
-func Preflight(ctx context.Context, configFile string, w io.Writer, logger *slog.Logger) int {
+// is trusted for the run only (ssh.RunPins), so that it runs beside a running exporter. listen
+// are the exporter's --web.listen-address values, with which the webhook's payload URL is
+// compared (preflight_webhook.go).
+func Preflight(ctx context.Context, configFile string, listen []string, w io.Writer, logger *slog.Logger) int {
 	p := &preflight{w: w}
 	cfg, err := config.Load(configFile)
 	if !p.check("configuration "+configFile, "valid", err) {
@@ -44,6 +46,9 @@ func Preflight(ctx context.Context, configFile string, w io.Writer, logger *slog
 	if cfg.Inventory.Source == config.SourceAPI {
 		p.firstPage(ctx, src.api, cfg.CloudStack.PageSize)
 	}
+	if cfg.Events.Webhook.Enabled {
+		p.webhook(src.api.SDK(ctx), cfg, listen)
+	}
 	if db, ok := src.inventory.(*database.Source); ok {
 		p.databaseGrants(ctx, db)
 	}
@@ -58,6 +63,8 @@ func Preflight(ctx context.Context, configFile string, w io.Writer, logger *slog
 type preflight struct {
 	w             io.Writer
 	passed, total int
+	// cloudStackVersion is CloudStack's release, once read (release).
+	cloudStackVersion string
 }
 
 // check prints one line of the checklist and reports whether it passed.
@@ -89,6 +96,12 @@ func (p *preflight) apis(ctx context.Context, api *cloudstackapi.Client, endpoin
 	readsOK := true
 	for i, name := range names {
 		err := listAPI(sdk, name)
+		if since := commandSince(name); err != nil && since != "" {
+			if release, rerr := p.release(sdk); rerr == nil && olderThan(release, since) {
+				fmt.Fprintf(p.w, "--    the key's role allows %s: CloudStack %s has no %s (from %s)\n", name, safetext.Line(release, 32), name, since)
+				continue
+			}
+		}
 		if err != nil {
 			if i == 0 && cloudstackapi.Code(err) != 431 {
 				// Not a "no such API" answer: the endpoint, the TLS or the keys are wrong.

@@ -22,7 +22,7 @@ func TestPreflightDatabaseGrants(t *testing.T) {
 	d, _, _ := e.startOnDatabase(db, "")
 	run := func() (int, string) {
 		var out bytes.Buffer
-		code := Preflight(context.Background(), e.cfg, &out, slog.New(slog.DiscardHandler))
+		code := Preflight(context.Background(), e.cfg, nil, &out, slog.New(slog.DiscardHandler))
 		return code, out.String()
 	}
 	code, out := run()

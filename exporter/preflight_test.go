@@ -26,7 +26,7 @@ func TestPreflight(t *testing.T) {
 	var logs logtest.Buffer
 	run := func() (int, string) {
 		var out bytes.Buffer
-		code := Preflight(context.Background(), e.cfg, &out, slog.New(slog.NewTextHandler(&logs, nil)))
+		code := Preflight(context.Background(), e.cfg, nil, &out, slog.New(slog.NewTextHandler(&logs, nil)))
 		return code, out.String()
 	}
 
@@ -100,12 +100,12 @@ func TestPreflightKubernetesAPI(t *testing.T) {
 	e.writeConfig("", "")
 	e.useKubernetesAPI()
 	var out bytes.Buffer
-	if code := Preflight(context.Background(), e.cfg, &out, slog.New(slog.DiscardHandler)); code != 0 {
+	if code := Preflight(context.Background(), e.cfg, nil, &out, slog.New(slog.DiscardHandler)); code != 0 {
 		t.Fatalf("a sound setup: exit %d\n%s", code, out.String())
 	}
 	api.Close()
 	out.Reset()
-	code := Preflight(context.Background(), e.cfg, &out, slog.New(slog.DiscardHandler))
+	code := Preflight(context.Background(), e.cfg, nil, &out, slog.New(slog.DiscardHandler))
 	t.Logf("--preflight with the API server gone:\n%s", out.String())
 	want := "api_unreachable: the cluster's Kubernetes API server could not be reached"
 	if code != 1 || !strings.Contains(out.String(), "FAIL  kubernetes_api login in zone zone1 (cluster alpha)") || !strings.Contains(out.String(), want) {

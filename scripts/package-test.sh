@@ -233,8 +233,11 @@ else
 fi
 stop_service
 check "the kept state's host keys are used: nothing pinned anew" sh -c "! grep -q 'Pinned the SSH host key' '$tmp/exporter-upgraded.log'"
-check "the upgraded service warns once of the kept kubectl_command" test "$(grep -c 'The configuration turns a feature off' "$tmp/exporter-upgraded.log")" = 1
+check "the upgraded service warns once of the kept kubectl_command" test "$(grep -c 'msg="The configuration turns a feature off"' "$tmp/exporter-upgraded.log")" = 1
 check "and logs the first start after the upgrade" grep -q 'First start of this version with this state file' "$tmp/exporter-upgraded.log"
+# 0.1.0's state file records no version: every upgrade note up to this one, from the embedded CHANGELOG.md.
+check "and the upgrade notes of CHANGELOG.md in between, one line each ($(grep -c 'msg="Upgrade note"' "$tmp/exporter-upgraded.log"))" \
+  grep -q 'msg="Upgrade note" changelog_version=Unreleased .*vm_instance_details' "$tmp/exporter-upgraded.log"
 
 echo "== rollback: $(basename "$old_deb") over $(basename "$deb1"), whose exporter wrote the state"
 sum_before=$(sums)
@@ -281,6 +284,7 @@ check "$conf is the shipped one, only what an install must set" cmp -s packaging
 check "$defaults is the shipped one" cmp -s packaging/default $defaults
 check "the package has no conffile: an upgrade cannot prompt" sh -c "[ -z \"\$(dpkg-query -W -f='\${Conffiles}' $name)\" ]"
 check "the manual page is installed" test -s /usr/share/man/man1/$name.1.gz
+check "CHANGELOG.md is installed as /usr/share/doc/$name/changelog.gz" sh -c "gzip -dc /usr/share/doc/$name/changelog.gz | cmp -s - CHANGELOG.md"
 check "the binary says version $version and this commit" sh -c "/usr/bin/$name --version 2>&1 | grep -q 'version $version .*revision: $(git rev-parse HEAD)'"
 
 echo "== systemd-analyze verify $unit"
@@ -335,7 +339,7 @@ remove_and_purge
 
 echo "== $rpm1"
 files=$(rpm -qlp "$rpm1" 2>/dev/null)
-for f in /usr/bin/$name $unit $conf /etc/sysconfig/$name $state /usr/share/man/man1/$name.1.gz; do
+for f in /usr/bin/$name $unit $conf /etc/sysconfig/$name $state /usr/share/man/man1/$name.1.gz /usr/share/doc/$name/CHANGELOG.md; do
   check "rpm -qlp lists $f" grep -qx "$f" <<<"$files"
 done
 check "the rpm has no /etc/default file" bash -c '! grep -q /etc/default' <<<"$files"

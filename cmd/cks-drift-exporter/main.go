@@ -31,7 +31,7 @@ func run() int {
 		configFile    = app.Flag("config.file", "Configuration file.").Default("cks-drift-exporter.yml").String()
 		configCheck   = app.Flag("config.check", "Validate the configuration file and, with one read-only call bounded by cloudstack.timeout (at most 10s), that CloudStack accepts the endpoint, the TLS certificate and the API keys; print the problems and exit (0 valid, 1 invalid). An unreachable CloudStack is reported, not failed.").Bool()
 		checkOffline  = app.Flag("config.check.offline", "With --config.check, make no call to CloudStack.").Bool()
-		preflight     = app.Flag("preflight", "Check, read-only, the API key and its role, one page of clusters and one login to a control node per zone; print a checklist with what to fix and exit (0 all passed, 1 a check failed).").Bool()
+		preflight     = app.Flag("preflight", "Check, read-only, the API key and its role, one page of clusters, one login to a control node per zone and, with events.webhook.enabled, CloudStack's webhook to this exporter (its payload URL's path and port against --web.listen-address, its secret key, its last deliveries); print a checklist with what to fix and exit (0 all passed, 1 a check failed).").Bool()
 		once          = app.Flag("once", "Run one check cycle, print the findings and exit: 0 no drift, 1 drift, 2 the check could not run, 3 no drift found but the nodes of a checked cluster could not be listed, 4 (as every mode) the state file is of a newer release's format. Sends no notifications.").Bool()
 		onceFormat    = app.Flag("once.format", "Output of --once: table (columns capped), wide (every column and the message) or json.").Default(report.FormatTable).Enum(report.FormatTable, report.FormatWide, report.FormatJSON)
 		forgetKeys    = app.Flag("ssh.forget-host-key", "Remove the pinned SSH host key of this cluster (uuid) from the state file and exit, after a control node was re-installed. Repeatable; the exporter must be stopped.").Strings()
@@ -67,7 +67,11 @@ func run() int {
 	if *preflight {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		return exporter.Preflight(ctx, *configFile, os.Stdout, logger)
+		var listen []string // the ports a webhook's payload URL may name; unknown with systemd's sockets
+		if !*webConfig.WebSystemdSocket {
+			listen = *webConfig.WebListenAddresses
+		}
+		return exporter.Preflight(ctx, *configFile, listen, os.Stdout, logger)
 	}
 
 	if len(*forgetKeys) > 0 {

@@ -31,7 +31,7 @@ func (s *Server) listApis(r *request) (any, *apiError) {
 	var out []apiJSON
 	for _, cmd := range slices.Sorted(maps.Keys(commands)) {
 		c := commands[cmd]
-		if name != "" && cmd != name {
+		if (name != "" && cmd != name) || (c.since > 0 && !s.world.since(c.since)) {
 			continue
 		}
 		a := apiJSON{Name: cmd, IsAsync: c.async, Params: []apiParamJSON{}}

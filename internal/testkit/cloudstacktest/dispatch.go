@@ -21,6 +21,9 @@ type request struct {
 // command, only show in queryAsyncJobResult.
 type command struct {
 	async bool
+	// since is the minor version of the first release line that has the command (4.20: 20); 0: every
+	// line. On an older line the command does not exist.
+	since int
 	check func(s *Server, r *request) *apiError
 	run   func(s *Server, r *request) (any, *apiError)
 }
@@ -93,6 +96,9 @@ func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd, ok := commands[name]
+	if ok && cmd.since > 0 {
+		s.Read(func(w *World) { ok = w.since(cmd.since) })
+	}
 	if !ok {
 		writeError(w, name, &apiError{code: ErrUnknownCmd,
 			text: "The given command:" + name + " does not exist or it is not available for user"})

@@ -66,10 +66,12 @@ type Webhook struct {
 }
 
 // Delivery is what CloudStack records of a delivery: the status of each try (0 where it failed
-// without an answer) and whether one was answered 200.
+// without an answer), whether one was answered 200, and the last try's answer: its body (at most
+// 64 KiB here), or "Failed due to : <message>" without one (WebhookDeliveryThread.delivery).
 type Delivery struct {
 	Statuses []int
 	Success  bool
+	Response string
 }
 
 // Deliver delivers a.
@@ -91,8 +93,9 @@ func (w Webhook) DeliverPayload(ctx context.Context, a ActionEvent, payload []by
 	}
 	var d Delivery
 	for range tries {
-		status := w.try(ctx, client, timeout, a, payload)
+		status, response := w.try(ctx, client, timeout, a, payload)
 		d.Statuses = append(d.Statuses, status)
+		d.Response = response
 		if status == http.StatusOK {
 			d.Success = true
 			break
@@ -101,12 +104,12 @@ func (w Webhook) DeliverPayload(ctx context.Context, a ActionEvent, payload []by
 	return d
 }
 
-func (w Webhook) try(ctx context.Context, client *http.Client, timeout time.Duration, a ActionEvent, payload []byte) int {
+func (w Webhook) try(ctx context.Context, client *http.Client, timeout time.Duration, a ActionEvent, payload []byte) (int, string) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.PayloadURL, bytes.NewReader(payload))
 	if err != nil {
-		return 0
+		return 0, "Failed due to : " + err.Error()
 	}
 	req.Header.Set("Content-Type", "application/json; charset=UTF-8")
 	req.Header.Set("X-CS-Event-ID", a.UUID)
@@ -119,9 +122,9 @@ func (w Webhook) try(ctx context.Context, client *http.Client, timeout time.Dura
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return 0
+		return 0, "Failed due to : " + err.Error()
 	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
 	_ = resp.Body.Close()
-	return resp.StatusCode
+	return resp.StatusCode, string(body)
 }

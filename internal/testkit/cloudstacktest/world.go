@@ -19,6 +19,9 @@ type World struct {
 	Alerts              []*Alert
 	Annotations         []*Annotation
 	Events              []*Event // see AddEvent
+	// Webhooks and WebhookDeliveries are the webhook plugin's rows (4.20 on; webhooks.go).
+	Webhooks          []*WebhookRecord
+	WebhookDeliveries []*DeliveryRecord
 
 	PublicIPs []*PublicIP
 	// Networks are the networks rows a test describes; a network the rows name but this list
