@@ -37,6 +37,30 @@ type bound struct {
 
 func pages(n, size int) int { return max(1, (n+size-1)/size) }
 
+// listPages are the API pages a cycle of the exporter reads, by command, from the world's size
+// alone: clusters and VMs in both scopes (without and with projectid=-1, each at least one call
+// even when empty), port-forwarding rules in the scopes that have clusters. Nothing in it grows
+// with the clusters but by pages. lowerBound counts them; TestRequestsPerCycle checks them against
+// the calls of the exporter's own cycles.
+func listPages(o options, c world.Counts) map[string]int {
+	ps := o.pageSize
+	out := map[string]int{
+		"listKubernetesClusters": pages(c.Clusters, ps),
+		"listVirtualMachines":    pages(c.VMs, ps),
+	}
+	if o.includeProjects {
+		out["listKubernetesClusters"] += pages(c.ProjectClusters, ps)
+		out["listVirtualMachines"] += pages(c.ProjectVMs, ps)
+	}
+	if c.Clusters > 0 {
+		out["listPortForwardingRules"] += pages(c.Rules, ps)
+	}
+	if o.includeProjects && c.ProjectClusters > 0 {
+		out["listPortForwardingRules"] += pages(c.ProjectRules, ps)
+	}
+	return out
+}
+
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
 // lowerBound is, for the warm cycle, API pages × latency + max(⌈healthy clusters / concurrency⌉
@@ -48,15 +72,9 @@ func ceilDiv(a, b int) int { return (a + b - 1) / b }
 // projectid=-1, each at least one call even when empty), rules in the scopes that have clusters.
 func lowerBound(o options, c world.Counts) bound {
 	ps := o.pageSize
-	b := bound{Pages: pages(c.Clusters, ps) + pages(c.VMs, ps)}
-	if o.includeProjects {
-		b.Pages += pages(c.ProjectClusters, ps) + pages(c.ProjectVMs, ps)
-	}
-	if c.Clusters > 0 {
-		b.Pages += pages(c.Rules, ps)
-	}
-	if o.includeProjects && c.ProjectClusters > 0 {
-		b.Pages += pages(c.ProjectRules, ps)
+	var b bound
+	for _, n := range listPages(o, c) {
+		b.Pages += n
 	}
 	clusters, vms, rules := c.Totals()
 	b.Hanging = c.Hanging

@@ -42,9 +42,18 @@ type Spec struct {
 	DriftShare float64
 }
 
-// DriftKinds are the kinds of drift a world's drifting clusters get, in turn: each cluster one
-// piece of drift of one kind that the API shows.
-var DriftKinds = []string{"unmapped_vm", "vm_not_a_node", "node_without_vm", "vm_map_incomplete", "mapped_vm_expunged"}
+// DriftKinds are the pieces of drift a world's drifting clusters get, in turn: each cluster one
+// piece that the API shows, named by the kind of its finding (KindOf), with what tells it apart
+// after a space: "unmapped_vm by vmtype" is a VM CKS deployed for the cluster's account (vmtype
+// cksnode), in no map and named like no node, as a tenant may rename one.
+var DriftKinds = []string{"unmapped_vm", "vm_not_a_node", "node_without_vm", "vm_map_incomplete", "mapped_vm_expunged",
+	"vm_map_excess", "mapped_vm_not_running", "unmapped_vm by vmtype"}
+
+// KindOf returns the kind of the finding a piece of drift of DriftKinds makes.
+func KindOf(piece string) string {
+	kind, _, _ := strings.Cut(piece, " ")
+	return kind
+}
 
 // nodeSide reports whether a kind is found by comparing with the Kubernetes nodes, so is not
 // found on a cluster whose control node hangs.
@@ -190,8 +199,9 @@ func (w *World) fill() {
 				account = "PrjAcct-" + project + "-1"
 			}
 			network := fmt.Sprintf("net-%05d", i+1)
+			// Every VM CKS deploys is recorded as such (user_vm_type cksnode, vmtype from 4.20).
 			mk := func(role string, k int) *cloudstacktest.VM {
-				return newVM(cloudstacktest.VM{Name: fmt.Sprintf("%s-%s-%x", name, role, stamp+int64(k)), State: "Running",
+				return newVM(cloudstacktest.VM{Name: fmt.Sprintf("%s-%s-%x", name, role, stamp+int64(k)), State: "Running", Type: cloudstacktest.CKSNodeType,
 					Account: account, ProjectID: projectID, Project: project, NetworkID: network,
 					IPAddress: fmt.Sprintf("10.%d.%d.%d", 1+i/62500, i/250%250, 10+k)})
 			}
@@ -199,7 +209,7 @@ func (w *World) fill() {
 			hang := Hangs(i, w.Spec.HangShare)
 			// Without drift kubectl on the control node lists every VM as a node.
 			nodes := []string{strings.ToLower(vms[0].Name), strings.ToLower(vms[1].Name), strings.ToLower(vms[2].Name)}
-			size, extra := int64(2), 0
+			size, extra, state := int64(2), 0, "Running"
 			if drifts(i, w.Spec.DriftShare) {
 				kind := DriftKinds[w.Counts.Drifting%len(DriftKinds)]
 				w.Counts.Drifting++
@@ -217,14 +227,24 @@ func (w *World) fill() {
 				case "mapped_vm_expunged": // a mapped worker destroyed but not yet expunged
 					vms[2].State = "Destroyed"
 					nodes = nodes[:2]
+				case "vm_map_excess": // a scale-down recorded size 1 and kept both workers (#12229)
+					size = 1
+				case "mapped_vm_not_running": // a worker stopped, its node NotReady, the cluster in Alert
+					vms[2].State, state = "Stopped", "Alert"
+				case "unmapped_vm by vmtype": // a VM CKS deployed after the cluster, renamed by its tenant
+					vm := newVM(cloudstacktest.VM{Name: fmt.Sprintf("renamed-%05d", i+1), State: "Running", Type: cloudstacktest.CKSNodeType,
+						Account: account, ProjectID: projectID, Project: project, NetworkID: network,
+						IPAddress: fmt.Sprintf("10.%d.%d.%d", 1+i/62500, i/250%250, 13)})
+					vm.Created = created.Add(time.Minute) // after its cluster: attributed to it
+					extra++
 				}
 				if !hang || !nodeSide(kind) {
-					w.Counts.Findings[kind]++
+					w.Counts.Findings[KindOf(kind)]++
 				}
 			}
 			w.nodes[i].SetNodes(nodes...)
 			c := &cloudstacktest.Cluster{
-				ID: uuid(kindCluster, i+1), InternalID: int64(i + 1), Name: name, State: "Running", ClusterType: "CloudManaged",
+				ID: uuid(kindCluster, i+1), InternalID: int64(i + 1), Name: name, State: state, ClusterType: "CloudManaged",
 				ZoneID: zoneID, ZoneName: zoneName, Account: account, DomainID: domainID, Domain: "ROOT",
 				ProjectID: projectID, Project: project, NetworkID: network,
 				IPAddress: "127.0.0.1", IPAddressID: uuid(kindIP, i+1),
