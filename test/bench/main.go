@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
+	"github.com/cks-drift-exporter/cks-drift-exporter/test/bench/world"
 )
 
 // options are the benchmark's flags.
@@ -67,24 +68,22 @@ func main() {
 		// The one-cluster-at-a-time reference, run by the benchmark as a process of its own.
 		os.Exit(sequentialMain(os.Args[2:]))
 	}
-	var o options
+	o := defaultOptions()
 	var clusters string
-	d := config.Defaults() // the exporter's settings default to the configuration's
 	flag.StringVar(&clusters, "clusters", "10 100 1000 5000 10000 10000@64",
 		"worlds, separated by spaces or commas: clusters, or clusters@concurrency for a check.concurrency other than -concurrency")
-	flag.IntVar(&o.strays, "strays", 20000, "VMs that belong to no cluster, in every world")
-	flag.DurationVar(&o.latency, "latency", 50*time.Millisecond, "latency the fake CloudStack adds to every API answer")
-	flag.DurationVar(&o.handshake, "handshake", 200*time.Millisecond, "delay of every fake control node before the SSH handshake")
-	flag.Float64Var(&o.hang, "hang", 0.03, "share of control nodes that hang in the SSH handshake until ssh.timeout")
-	flag.Float64Var(&o.projects, "projects", 0.1, "share of clusters (with their VMs and rules) owned by a project")
-	flag.Float64Var(&o.drift, "drift", 0.05, "share of clusters with drift (one piece each, of the kinds the API shows, in turn)")
-	flag.IntVar(&o.concurrency, "concurrency", d.Check.Concurrency, "check.concurrency of the exporter")
-	o.hangingConcurrency = d.Check.HangingConcurrency // the world's configuration leaves it at the default
-	flag.IntVar(&o.notifierConcurrency, "notifier-concurrency", d.Notifier.Concurrency, "notifier.concurrency of the exporter")
-	flag.DurationVar(&o.sshTimeout, "ssh-timeout", d.SSH.Timeout, "ssh.timeout of the exporter and of the one-at-a-time check")
-	flag.IntVar(&o.pageSize, "page-size", d.CloudStack.PageSize, "cloudstack.page_size of the exporter")
-	flag.BoolVar(&o.includeProjects, "include-projects", d.Check.IncludeProjects, "check.include_projects of the exporter")
-	flag.StringVar(&o.hostKeyPolicy, "host-key-policy", string(d.SSH.HostKeyPolicy), "ssh.host_key_policy of the exporter (pin writes every first key to the bbolt state file)")
+	flag.IntVar(&o.strays, "strays", o.strays, "VMs that belong to no cluster, in every world")
+	flag.DurationVar(&o.latency, "latency", o.latency, "latency the fake CloudStack adds to every API answer")
+	flag.DurationVar(&o.handshake, "handshake", o.handshake, "delay of every fake control node before the SSH handshake")
+	flag.Float64Var(&o.hang, "hang", o.hang, "share of control nodes that hang in the SSH handshake until ssh.timeout")
+	flag.Float64Var(&o.projects, "projects", o.projects, "share of clusters (with their VMs and rules) owned by a project")
+	flag.Float64Var(&o.drift, "drift", o.drift, "share of clusters with drift (one piece each, of the kinds the API shows, in turn)")
+	flag.IntVar(&o.concurrency, "concurrency", o.concurrency, "check.concurrency of the exporter")
+	flag.IntVar(&o.notifierConcurrency, "notifier-concurrency", o.notifierConcurrency, "notifier.concurrency of the exporter")
+	flag.DurationVar(&o.sshTimeout, "ssh-timeout", o.sshTimeout, "ssh.timeout of the exporter and of the one-at-a-time check")
+	flag.IntVar(&o.pageSize, "page-size", o.pageSize, "cloudstack.page_size of the exporter")
+	flag.BoolVar(&o.includeProjects, "include-projects", o.includeProjects, "check.include_projects of the exporter")
+	flag.StringVar(&o.hostKeyPolicy, "host-key-policy", o.hostKeyPolicy, "ssh.host_key_policy of the exporter (pin writes every first key to the bbolt state file)")
 	flag.IntVar(&o.metricsRequests, "metrics-requests", 200, "GET /metrics requests spread over the warm cycle")
 	flag.IntVar(&o.idleRequests, "idle-requests", 50, "GET /metrics requests between cycles")
 	flag.IntVar(&o.seqSample, "seq-sample", 100, "clusters the one-at-a-time check visits per world (more clusters: extrapolated linearly)")
@@ -113,6 +112,28 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
+}
+
+// defaultOptions are the benchmark's worlds and the exporter's settings when no flag says
+// otherwise: the exporter's settings default to the configuration's.
+func defaultOptions() options {
+	d := config.Defaults()
+	return options{
+		strays: 20000, latency: 50 * time.Millisecond, handshake: 200 * time.Millisecond, hang: 0.03, projects: 0.1, drift: 0.05,
+		concurrency:         d.Check.Concurrency,
+		hangingConcurrency:  d.Check.HangingConcurrency, // the world's configuration leaves it at the default
+		notifierConcurrency: d.Notifier.Concurrency,
+		sshTimeout:          d.SSH.Timeout,
+		pageSize:            d.CloudStack.PageSize,
+		includeProjects:     d.Check.IncludeProjects,
+		hostKeyPolicy:       string(d.SSH.HostKeyPolicy),
+	}
+}
+
+// spec is the world of n clusters that o describes.
+func (o options) spec(n int) world.Spec {
+	return world.Spec{Clusters: n, StrayVMs: o.strays, ProjectShare: o.projects, HangShare: o.hang, Latency: o.latency,
+		Handshake: o.handshake, DriftShare: o.drift}
 }
 
 func run(o options) error {

@@ -134,6 +134,15 @@ func Build(spec Spec) (*World, error) {
 	return w, nil
 }
 
+// CountsOf returns the Counts of the world spec describes, without its control nodes: the
+// fake's tables are filled as Build fills them and thrown away.
+func CountsOf(spec Spec) Counts {
+	w := &World{Spec: spec, CS: cloudstacktest.NewServer()}
+	defer w.CS.Close()
+	w.fill()
+	return w.Counts
+}
+
 // startNodes starts one SSH server per cluster, in parallel (each generates a host key).
 func (w *World) startNodes(authorized ssh.PublicKey) error {
 	n := w.Spec.Clusters
@@ -175,7 +184,8 @@ const (
 	kindProject
 )
 
-// fill writes clusters, VMs and rules into the fake's tables.
+// fill writes clusters, VMs and rules into the fake's tables, and each cluster's nodes into its
+// control node when there are control nodes (not for CountsOf).
 func (w *World) fill() {
 	created := time.Now().Add(-40 * time.Minute).Truncate(time.Second)
 	stamp := created.UnixMilli()
@@ -242,7 +252,9 @@ func (w *World) fill() {
 					w.Counts.Findings[KindOf(kind)]++
 				}
 			}
-			w.nodes[i].SetNodes(nodes...)
+			if w.nodes != nil {
+				w.nodes[i].SetNodes(nodes...)
+			}
 			c := &cloudstacktest.Cluster{
 				ID: uuid(kindCluster, i+1), InternalID: int64(i + 1), Name: name, State: state, ClusterType: "CloudManaged",
 				ZoneID: zoneID, ZoneName: zoneName, Account: account, DomainID: domainID, Domain: "ROOT",
@@ -256,7 +268,7 @@ func (w *World) fill() {
 			cw.Clusters = append(cw.Clusters, c) // in id order already: no sort per insert
 			for k, v := range vms {
 				port := 2222 + k
-				if k == 0 {
+				if k == 0 && w.nodes != nil {
 					port = w.nodes[i].Port() // the control node's rule leads to its SSH server
 				}
 				cw.PortForwardingRules = append(cw.PortForwardingRules, &cloudstacktest.PortForwardingRule{
