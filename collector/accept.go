@@ -146,7 +146,7 @@ func namesCluster(value string, c Cluster, ids map[string]bool) bool {
 // about the whole cluster, else its uuid, or its name where the value has not the shape of a uuid.
 func namesVM(value string, f Finding) bool {
 	if f.Kind.PerCluster() || value == "" {
-		return value == "" && f.Kind.PerCluster()
+		return value == "" && (f.Kind.PerCluster() || f.Kind.EitherSubject() && f.VMID == "" && f.VMName == "")
 	}
 	if f.VMID != "" && value == f.VMID {
 		return true

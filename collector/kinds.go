@@ -23,6 +23,9 @@ const (
 	// SubjectCluster: the whole cluster; vm_id and vm_name are empty, and an accept rule names
 	// no vm.
 	SubjectCluster Subject = "cluster"
+	// SubjectVMOrCluster: one VM (vm_id and vm_name name it), or the whole cluster (both empty);
+	// an accept rule names the VM, or no vm for the cluster's finding.
+	SubjectVMOrCluster Subject = "VM or cluster"
 )
 
 // Declaration is everything that is a fact of one kind of drift. The values are part of the
@@ -156,6 +159,16 @@ var Declarations = []Declaration{
 		Alert:   "CKSClusterStuckInOperation", Severity: "warning",
 		Rule: "Kubernetes cluster {{ $labels.cluster_name }} has stayed in one operation state (Scaling, Upgrading, Starting, ...) for longer than check.stuck_after, and is not checked for VM map drift meanwhile ({{ $labels.kind }}). The state and since when are in the finding's message on the exporter's /findings page and in cks_drift_cluster_state_since_timestamp_seconds.",
 	},
+	{
+		Kind: KindNetworkRuleMissing, Side: SideNetwork, Subject: SubjectVMOrCluster,
+		When:    "a rule CKS created on the cluster's network and needs is gone (rules are read, and their findings kept while they cannot be): a node's port-forwarding rule from its public SSH port (from 2222; etcd nodes from 50000) to port 22 (one finding per VM); the API port's load-balancer rule `api-lb` over the control VMs, or the port-forwarding rule 6443 -> 6443 (one finding for the cluster, `vm_id` empty, with what follows); on an isolated network the firewall rule of the SSH ports from 2222 and of 6443; on a VPC tier the ACL items allowing 6443 and 22 unless its ACL is default_allow. None on shared or routed networks, where CKS creates no rules; rules a tenant adds never count",
+		Meaning: "A network rule CKS created for the cluster is gone: CKS's next scale, upgrade or delete of the cluster needs it and fails.",
+		Action:  "Re-create the rule as CKS made it (the runbook gives the cmk commands), or find in the events who removed it.",
+		Advice:  "Re-create the network rule CKS created for the cluster (its port-forwarding, firewall, load-balancer or ACL rule) before the next scale, upgrade or delete.",
+		Anchor:  "network_rule_missing",
+		Alert:   "CKSNetworkRuleMissing", Severity: "warning",
+		Rule: "A network rule CKS created for Kubernetes cluster {{ $labels.cluster_name }} is gone{{ if $labels.vm_name }} (the SSH port-forwarding rule of VM {{ $labels.vm_name }}, {{ $labels.vm_id }}){{ end }}; CKS's next scale, upgrade or delete needs it. The rule is named in the finding's message on the exporter's /findings page.",
+	},
 }
 
 // The kinds of drift, as Declarations declares them.
@@ -180,6 +193,9 @@ const (
 	// KindStuckInOperation: the cluster has been in an operation state (Scaling, Starting, ...)
 	// for longer than check.stuck_after (see MarkStates).
 	KindStuckInOperation Kind = "stuck_in_operation"
+	// KindNetworkRuleMissing: a rule CKS created on the cluster's network is gone (networkcheck.go);
+	// vm_id is the node's VM for a node's SSH rule, empty for the cluster's own rules.
+	KindNetworkRuleMissing Kind = "network_rule_missing"
 )
 
 // Kinds lists every kind in the order of Declarations, so that metrics carry every kind, zeros
@@ -217,4 +233,11 @@ func (k Kind) Side() Side {
 func (k Kind) PerCluster() bool {
 	d, _ := k.Declaration()
 	return d.Subject == SubjectCluster
+}
+
+// EitherSubject reports whether a finding of the kind is about one VM or, with no VM, about the
+// whole cluster (SubjectVMOrCluster).
+func (k Kind) EitherSubject() bool {
+	d, _ := k.Declaration()
+	return d.Subject == SubjectVMOrCluster
 }

@@ -18,7 +18,7 @@ func TestDeclarations(t *testing.T) {
 			t.Errorf("%s: side %q is not in SideDeclarations", d.Kind, d.Side)
 		}
 		switch d.Subject {
-		case SubjectVM, SubjectNode, SubjectCluster:
+		case SubjectVM, SubjectNode, SubjectCluster, SubjectVMOrCluster:
 		default:
 			t.Errorf("%s: subject %q is none of VM, node, cluster", d.Kind, d.Subject)
 		}

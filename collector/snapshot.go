@@ -121,6 +121,7 @@ func evaluate(prev []ClusterStatus, inv Inventory, nodes map[string]NodeList, no
 		s := ClusterStatus{Cluster: c, Checked: true, Nodes: nl}
 		s.Set(SideVM, res.VM)
 		s.Set(SideNode, res.Node)
+		s.Set(SideNetwork, CompareRules(c, now, grace))
 		s.keepUncompared(p, memory, now)
 		out = append(out, s)
 	}

@@ -94,7 +94,7 @@ func (v *validation) accept(rules []AcceptRule) {
 			v.keyf(key+".kind", "must be one of %s, not %q", strings.Join(kinds, ", "), r.Kind)
 		case r.Kind.PerCluster() && r.VM != "":
 			v.keyf(key+".vm", "must be left out: kind %s is about the whole cluster", r.Kind)
-		case !r.Kind.PerCluster() && strings.TrimSpace(r.VM) == "":
+		case !r.Kind.PerCluster() && !r.Kind.EitherSubject() && strings.TrimSpace(r.VM) == "":
 			v.add(key+".vm", fmt.Sprintf("%s.vm is required for kind %s (the VM's uuid or name, or the node's name)", key, r.Kind))
 		}
 		if strings.TrimSpace(r.Reason) == "" {

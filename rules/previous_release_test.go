@@ -17,6 +17,7 @@ import (
 // notFromThePreviousRelease are the alerts PreviousTestsFile need not fire, with why.
 var notFromThePreviousRelease = map[string]string{
 	"CKSClusterStuckInOperation":     "the previous release does not find stuck_in_operation",
+	"CKSNetworkRuleMissing":          "the previous release does not find network_rule_missing",
 	"CKSDriftExporterDown":           "Prometheus's own up series, the same for every release",
 	"CKSDriftExporterAbsent":         "Prometheus's own up series, the same for every release",
 	"CKSDriftEventSignaturesFailing": "the previous release hears no CloudStack events",
