@@ -209,6 +209,10 @@ func (w *World) fill() {
 				account = "PrjAcct-" + project + "-1"
 			}
 			network := fmt.Sprintf("net-%05d", i+1)
+			// Clusters were created one a second, the last one as its VMs: a VM CKS deployed that
+			// is in no map goes to its owner's cluster created last before it, so no two
+			// clusters of an owner may tie.
+			clusterCreated := created.Add(time.Duration(i+1-w.Spec.Clusters) * time.Second)
 			// Every VM CKS deploys is recorded as such (user_vm_type cksnode, vmtype from 4.20).
 			mk := func(role string, k int) *cloudstacktest.VM {
 				return newVM(cloudstacktest.VM{Name: fmt.Sprintf("%s-%s-%x", name, role, stamp+int64(k)), State: "Running", Type: cloudstacktest.CKSNodeType,
@@ -241,11 +245,11 @@ func (w *World) fill() {
 					size = 1
 				case "mapped_vm_not_running": // a worker stopped, its node NotReady, the cluster in Alert
 					vms[2].State, state = "Stopped", "Alert"
-				case "unmapped_vm by vmtype": // a VM CKS deployed after the cluster, renamed by its tenant
+				case "unmapped_vm by vmtype": // a VM CKS deployed for the cluster, renamed by its tenant
 					vm := newVM(cloudstacktest.VM{Name: fmt.Sprintf("renamed-%05d", i+1), State: "Running", Type: cloudstacktest.CKSNodeType,
 						Account: account, ProjectID: projectID, Project: project, NetworkID: network,
 						IPAddress: fmt.Sprintf("10.%d.%d.%d", 1+i/62500, i/250%250, 13)})
-					vm.Created = created.Add(time.Minute) // after its cluster: attributed to it
+					vm.Created = clusterCreated // with its cluster, before the owner's next: attributed to it
 					extra++
 				}
 				if !hang || !nodeSide(kind) {
@@ -260,7 +264,7 @@ func (w *World) fill() {
 				ZoneID: zoneID, ZoneName: zoneName, Account: account, DomainID: domainID, Domain: "ROOT",
 				ProjectID: projectID, Project: project, NetworkID: network,
 				IPAddress: "127.0.0.1", IPAddressID: uuid(kindIP, i+1),
-				ControlNodes: 1, Size: size, Created: created,
+				ControlNodes: 1, Size: size, Created: clusterCreated,
 			}
 			for _, v := range vms {
 				c.VMMap = append(c.VMMap, v.InternalID)
