@@ -60,6 +60,15 @@ func TestDocumentedCommandsOnAPackage(t *testing.T) {
 			if strings.Contains(script, "ssh-keygen -lf") && !strings.Contains(string(out), fingerprint) {
 				t.Errorf("%s: ssh-keygen -lf does not print the fingerprint the exporter logged (%s)", g[0], fingerprint)
 			}
+			// The reason the docs give for logging in as the service's user: as root, ssh refuses
+			// the key install.md installs (0440, root's own).
+			if asUser := "sudo -u cks-drift-exporter ssh "; strings.Contains(script, asUser) {
+				asRoot := strings.ReplaceAll(script, asUser, "ssh -o BatchMode=yes ")
+				out, err := exec.CommandContext(ctx, "sh", "-c", asRoot).CombinedOutput()
+				if err == nil || !strings.Contains(string(out), "are too open") {
+					t.Errorf("%s: as root, ssh was expected to refuse the key as too open (%v):\n%s", g[0], err, out)
+				}
+			}
 			f, ferr := os.OpenFile(ranFile, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 			if ferr != nil {
 				t.Fatal(ferr)
