@@ -16,9 +16,10 @@ type Events struct {
 	// KUBERNETES.CLUSTER.SCALE) within it make one re-check.
 	RecheckDelay time.Duration `yaml:"recheck_delay"`
 	// MaxRechecksPerMinute bounds the re-checks across the cloud, shared fairly between tenants
-	// (accounts and projects), so that a tenant who creates and destroys VMs in a loop spends only
-	// its own share; events past it are counted (over_budget) and left to the next cycle. 0 turns
-	// re-checks off.
+	// (accounts and projects): none takes more than an equal share with one share kept free for a
+	// tenant that has not asked yet (half while it is alone), so that a tenant who creates and
+	// destroys VMs in a loop spends only its own share; events past it are counted (over_budget)
+	// and left to the next cycle. 0 turns re-checks off.
 	MaxRechecksPerMinute int `yaml:"max_rechecks_per_minute"`
 }
 

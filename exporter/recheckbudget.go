@@ -3,9 +3,12 @@ package exporter
 import "time"
 
 // recheckBudget bounds the re-checks events start: at most perMinute in any minute across the
-// cloud, and, while several tenants ask, no tenant more than its equal share of them. A tenant
-// alone may use the whole budget; when another one asks, the first gets no more until it is back
-// under its share, so the newcomer waits at most the minute its grants take to age.
+// cloud, and no tenant more than an equal share of them with one share kept free for a tenant
+// that has not asked yet: perMinute / (the tenants that asked in the last minute + 1), at least
+// one. A tenant alone gets half; when another one asks, the newcomer is granted at once from the
+// share kept free, and the first gets no more until it is back under the smaller share. So a
+// tenant that floods events (creating and destroying VMs in a loop) never takes the re-checks of
+// a tenant that asks after it.
 type recheckBudget struct {
 	perMinute int
 	granted   map[string][]time.Time // by tenant, oldest first; at most perMinute in all
@@ -26,7 +29,7 @@ func (b *recheckBudget) take(tenant string, now time.Time) bool {
 	if b.total >= b.perMinute {
 		return false
 	}
-	share := max(1, b.perMinute/max(1, len(b.asked)))
+	share := max(1, b.perMinute/(len(b.asked)+1))
 	if len(b.granted[tenant]) >= share {
 		return false
 	}

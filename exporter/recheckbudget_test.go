@@ -7,38 +7,52 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/events"
 )
 
-// TestRecheckBudgetIsSharedByTenant: a tenant alone may use the whole budget; once another
-// tenant asks, the first gets nothing more until it is back under its equal share, and the
-// newcomer gets re-checks within the minute; the cloud never gets more than the budget a minute.
+// TestRecheckBudgetIsSharedByTenant: a tenant alone gets half the budget, the other half kept
+// for tenants that have not asked yet; a newcomer is granted at once, and the first gets nothing
+// more until it is back under the smaller share; the cloud never gets more than the budget a
+// minute.
 func TestRecheckBudgetIsSharedByTenant(t *testing.T) {
 	start := time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC)
-	b := newRecheckBudget(10)
+	b := newRecheckBudget(12)
 	granted := func(tenant string, at time.Time) bool { return b.take(tenant, at) }
-	for i := range 10 {
-		if !granted("flood", start.Add(time.Duration(i)*time.Second)) {
-			t.Fatalf("the lone tenant refused its re-check %d", i+1)
-		}
-	}
-	if granted("flood", start.Add(11*time.Second)) || granted("quiet", start.Add(12*time.Second)) {
-		t.Fatal("more than 10 re-checks in a minute")
-	}
-	// The flood's first grants age: from then on the quiet tenant gets the freed ones, the flood
-	// none while it holds more than its half.
-	var flood, quiet int
-	for s := 61; s < 120; s++ {
-		at := start.Add(time.Duration(s) * time.Second)
-		if granted("flood", at) {
+	flood := 0
+	for i := range 12 {
+		if granted("flood", start.Add(time.Duration(i)*time.Second)) {
 			flood++
 		}
-		if granted("quiet", at) {
-			quiet++
+	}
+	if flood != 6 {
+		t.Fatalf("the lone tenant was granted %d of its 12 re-checks, want half the budget, 6", flood)
+	}
+	// Two newcomers, one after the other, each granted at once and up to its share.
+	for _, tenant := range []string{"quiet", "late"} {
+		if !granted(tenant, start.Add(13*time.Second)) {
+			t.Fatalf("%s was refused its first re-check after the flood", tenant)
 		}
 	}
-	if quiet < 5 || flood > 5 {
-		t.Errorf("in the second minute: flood %d, quiet %d re-checks; want quiet its half (5) and flood no more", flood, quiet)
+	if granted("flood", start.Add(14*time.Second)) {
+		t.Error("the flood was granted more while over its share")
 	}
-	if b.total > 10 {
-		t.Errorf("%d re-checks in a minute, budget 10", b.total)
+	for range 10 {
+		granted("quiet", start.Add(15*time.Second))
+		granted("late", start.Add(15*time.Second))
+	}
+	if got := len(b.granted["quiet"]) + len(b.granted["late"]); got != 6 {
+		t.Errorf("the newcomers were granted %d re-checks, want their shares, 3 each", got)
+	}
+	// The flood's grants age: in the second minute nobody is granted while it holds its share.
+	for s := 61; s < 120; s++ {
+		at := start.Add(time.Duration(s) * time.Second)
+		for _, tenant := range []string{"flood", "quiet", "late"} {
+			b.prune(at)
+			held := len(b.granted[tenant])
+			if granted(tenant, at) && held >= 3 {
+				t.Fatalf("at %d s %s was granted a re-check while holding %d, its share 3", s, tenant, held)
+			}
+		}
+	}
+	if b.total > 12 {
+		t.Errorf("%d re-checks in a minute, budget 12", b.total)
 	}
 	if off := newRecheckBudget(0); off.take("any", start) {
 		t.Error("a budget of 0 granted a re-check")
