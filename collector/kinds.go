@@ -51,11 +51,21 @@ type Declaration struct {
 	Alert    string
 	Severity string
 	Rule     string
+	// Causes are the CloudStack events that can explain a new finding of the kind: the finding's
+	// cause (cause.go) is the newest of them recorded against its VM or its cluster (event types
+	// of EventTypes.java at 4.19.0.0, which maps the VM.* ones to VirtualMachine; the cluster's
+	// from 4.19.1.0, #9070).
+	Causes Explanation
 }
 
 // checkVMs is the advice of the kinds whose CloudStack alert asks to compare the VM map, the
 // VMs and the nodes.
 const checkVMs = "Check the VMs of the Kubernetes cluster in CloudStack against its VMs and its Kubernetes nodes."
+
+// clusterChanges are the commands that change a cluster's VM map (KubernetesClusterEventTypes'
+// scale, upgrade, and 4.21's node removal; the create, start and stop of a cluster change no
+// map of a Running cluster).
+var clusterChanges = []string{"KUBERNETES.CLUSTER.SCALE", "KUBERNETES.CLUSTER.UPGRADE", "KUBERNETES.CLUSTER.NODES.REMOVE"}
 
 // Declarations declares every kind, in the fixed order of Kinds.
 var Declarations = []Declaration{
@@ -67,7 +77,8 @@ var Declarations = []Declaration{
 		Advice:  checkVMs,
 		Anchor:  "unmapped_vm",
 		Alert:   "CKSVMMapDrift", Severity: "warning",
-		Rule: "VM {{ $labels.vm_name }} ({{ $labels.vm_id }}) is named as a node of Kubernetes cluster {{ $labels.cluster_name }} but is not one of its VMs in CloudStack.",
+		Rule:   "VM {{ $labels.vm_name }} ({{ $labels.vm_id }}) is named as a node of Kubernetes cluster {{ $labels.cluster_name }} but is not one of its VMs in CloudStack.",
+		Causes: Explanation{On: CauseOnVM, Types: []string{"VM.CREATE"}},
 	},
 	{
 		Kind: KindMappedVMExpunged, Side: SideVM, Subject: SubjectVM,
@@ -77,7 +88,8 @@ var Declarations = []Declaration{
 		Advice:  checkVMs,
 		Anchor:  "mapped_vm_expunged",
 		Alert:   "CKSVMMapDrift", Severity: "warning",
-		Rule: "VM {{ $labels.vm_name }} ({{ $labels.vm_id }}) is one of the VMs of Kubernetes cluster {{ $labels.cluster_name }} in CloudStack, but has been or is being expunged.",
+		Rule:   "VM {{ $labels.vm_name }} ({{ $labels.vm_id }}) is one of the VMs of Kubernetes cluster {{ $labels.cluster_name }} in CloudStack, but has been or is being expunged.",
+		Causes: Explanation{On: CauseOnVM, Types: []string{"VM.DESTROY", "VM.EXPUNGE", "VM.UNMANAGE"}},
 	},
 	{
 		Kind: KindMappedVMMissing, Side: SideVM, Subject: SubjectVM,
@@ -87,7 +99,8 @@ var Declarations = []Declaration{
 		Advice:  checkVMs,
 		Anchor:  "mapped_vm_missing",
 		Alert:   "CKSVMMapDrift", Severity: "warning",
-		Rule: "VM with ID {{ $labels.vm_id }} is one of the VMs of Kubernetes cluster {{ $labels.cluster_name }} in CloudStack, but does not exist.",
+		Rule:   "VM with ID {{ $labels.vm_id }} is one of the VMs of Kubernetes cluster {{ $labels.cluster_name }} in CloudStack, but does not exist.",
+		Causes: Explanation{On: CauseOnCluster, Types: clusterChanges},
 	},
 	{
 		Kind: KindVMMapIncomplete, Side: SideVM, Subject: SubjectCluster,
@@ -97,7 +110,8 @@ var Declarations = []Declaration{
 		Advice:  checkVMs,
 		Anchor:  "vm_map_incomplete",
 		Alert:   "CKSVMMapDrift", Severity: "warning",
-		Rule: "The VM map of Kubernetes cluster {{ $labels.cluster_name }} in CloudStack lists fewer VMs than the cluster's control, worker and etcd nodes ({{ $labels.kind }}); the numbers are in the finding's message on the exporter's /findings page.",
+		Rule:   "The VM map of Kubernetes cluster {{ $labels.cluster_name }} in CloudStack lists fewer VMs than the cluster's control, worker and etcd nodes ({{ $labels.kind }}); the numbers are in the finding's message on the exporter's /findings page.",
+		Causes: Explanation{On: CauseOnCluster, Types: clusterChanges},
 	},
 	{
 		Kind: KindVMMapExcess, Side: SideVM, Subject: SubjectCluster,
@@ -107,7 +121,8 @@ var Declarations = []Declaration{
 		Advice:  checkVMs,
 		Anchor:  "vm_map_excess",
 		Alert:   "CKSVMMapDrift", Severity: "warning",
-		Rule: "The VM map of Kubernetes cluster {{ $labels.cluster_name }} in CloudStack holds more worker VMs than the cluster's size ({{ $labels.kind }}); the numbers are in the finding's message on the exporter's /findings page.",
+		Rule:   "The VM map of Kubernetes cluster {{ $labels.cluster_name }} in CloudStack holds more worker VMs than the cluster's size ({{ $labels.kind }}); the numbers are in the finding's message on the exporter's /findings page.",
+		Causes: Explanation{On: CauseOnCluster, Types: clusterChanges},
 	},
 	{
 		Kind: KindMappedVMNotRunning, Side: SideVM, Subject: SubjectVM,
@@ -117,7 +132,8 @@ var Declarations = []Declaration{
 		Advice:  "Start the VM, or find in CloudStack's events why it stopped.",
 		Anchor:  "mapped_vm_not_running",
 		Alert:   "CKSVMMapDrift", Severity: "warning",
-		Rule: "VM {{ $labels.vm_name }} ({{ $labels.vm_id }}) of Kubernetes cluster {{ $labels.cluster_name }} is not running in CloudStack ({{ $labels.kind }}); its state is in the finding's message on the exporter's /findings page.",
+		Rule:   "VM {{ $labels.vm_name }} ({{ $labels.vm_id }}) of Kubernetes cluster {{ $labels.cluster_name }} is not running in CloudStack ({{ $labels.kind }}); its state is in the finding's message on the exporter's /findings page.",
+		Causes: Explanation{On: CauseOnVM, Types: []string{"VM.STOP"}},
 	},
 	{
 		Kind: KindVMNotANode, Side: SideNode, Subject: SubjectVM,
@@ -147,7 +163,8 @@ var Declarations = []Declaration{
 		Advice:  "Compare the cluster's Kubernetes version in CloudStack with the kubelet versions of its nodes (kubectl get nodes).",
 		Anchor:  "node_version_mismatch",
 		Alert:   "CKSNodeDrift", Severity: "warning",
-		Rule: "Kubernetes node {{ $labels.vm_name }} of cluster {{ $labels.cluster_name }} runs another kubelet version than the cluster's Kubernetes version in CloudStack (node_version_mismatch).",
+		Rule:   "Kubernetes node {{ $labels.vm_name }} of cluster {{ $labels.cluster_name }} runs another kubelet version than the cluster's Kubernetes version in CloudStack (node_version_mismatch).",
+		Causes: Explanation{On: CauseOnCluster, Types: []string{"KUBERNETES.CLUSTER.UPGRADE"}},
 	},
 	{
 		Kind: KindStuckInOperation, Side: SideOperation, Subject: SubjectCluster,

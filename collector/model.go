@@ -119,6 +119,9 @@ type Finding struct {
 	// InternalID is vm_instance.id when the source knows it.
 	InternalID int64     `json:"internal_id,omitempty"`
 	FirstSeen  time.Time `json:"first_seen"`
+	// Cause is the CloudStack event that explains the finding, where one was found when the
+	// finding was new (cause.go).
+	Cause Cause `json:"cause,omitzero"`
 }
 
 // Key identifies a finding across cycles: the same drift keeps the same key.

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -49,6 +50,16 @@ func TestGeneratedReferences(t *testing.T) {
 	meaning := func(d collector.Declaration) string { return d.Meaning }
 	when := func(d collector.Declaration) string { return d.When }
 	advice := func(d collector.Declaration) string { return d.Advice }
+	causes := func(d collector.Declaration) string {
+		if len(d.Causes.Types) == 0 {
+			return "none"
+		}
+		on := "its VM"
+		if d.Causes.On == collector.CauseOnCluster {
+			on = "its cluster"
+		}
+		return "`" + strings.Join(d.Causes.Types, "`, `") + "` on " + on
+	}
 	refs := []struct {
 		file, name, generated string
 		replace               func(doc, name, generated string) (string, error)
@@ -57,6 +68,7 @@ func TestGeneratedReferences(t *testing.T) {
 		{"configuration.md", "keys", docgen.ConfigTable(keys), docgen.Replace},
 		{"../README.md", "kinds", docgen.KindsTable("what it means", meaning), docgen.Replace},
 		{"how-it-works.md", "kinds", docgen.KindsTable("when", when), docgen.Replace},
+		{"how-it-works.md", "causes", docgen.KindsTable("the events that explain it", causes), docgen.Replace},
 		{"notifications.md", "advice", docgen.KindsTable("the alert's last sentence", advice), docgen.Replace},
 		{"ARCHITECTURE.md", "imports", docgen.ImportsTable(goList(t), module, "internal/testkit", "test/", "tools/", "docs", "examples"), docgen.Replace},
 	}

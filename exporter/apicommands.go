@@ -26,8 +26,9 @@ var apiCommands = []apiCommand{
 	{name: "listPortForwardingRules", calledWith: apiInventory, needed: true},
 	// Without it, kubelet versions are not compared.
 	{name: "listKubernetesSupportedVersions", calledWith: apiInventory},
-	// Without it, the exporter's first sighting of an operation state counts.
-	{name: "listEvents", calledWith: func(cfg *config.Config) bool { return apiInventory(cfg) && cfg.Check.StuckAfter > 0 }},
+	// When an operation started and the cause of each new finding (exporter/causes.go). Without
+	// it, the exporter's first sighting of an operation state counts, and findings have no cause.
+	{name: "listEvents", calledWith: apiInventory},
 	// 4.14 only, which preflight cannot tell before asking: not asked.
 	{name: "listPublicIpAddresses"},
 	// How preflight asks, and 4.14 and 4.15's test for annotations: asking about it proves it.

@@ -26,6 +26,8 @@ type Announcer interface {
 	StateSince(clusterID, state string) (time.Time, bool)
 	// Announced is what the announcer holds announced of a cluster, by side.
 	Announced(clusterID string) map[collector.Side][]collector.Finding
+	// Cause is the cause the announcer remembers for a finding, across restarts.
+	Cause(clusterID string, side collector.Side, key string) (collector.Cause, bool)
 	// Notify reads the statuses; it never changes them.
 	Notify(ctx context.Context, statuses []collector.ClusterStatus)
 }
@@ -75,6 +77,7 @@ func cycle(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, sr
 		collector.RestoreSkipped(next.Clusters, prev.Clusters, announcer.Announced)
 	}
 	collector.MarkStates(next.Clusters, prev.Clusters, states, firstSeen, next.Start, cfg.Check.StuckAfter) // before the accept rules: they may accept what it finds
+	findCauses(ctx, next.Clusters, prev.Clusters, src, announcer, nil, next.Start, logger)
 	next.Clusters, next.AcceptRules = collector.Accept(next.Clusters, inv.Clusters, cfg.Rules(), next.Start)
 	logAcceptRules(prev.AcceptRules, next.AcceptRules, logger)
 	logNodeSides(prev.Clusters, next.Clusters, cfg, nodeTarget(src.nodes), logger)

@@ -28,6 +28,9 @@ func TestDefaultsReachTheAdapters(t *testing.T) {
 
 	paged := map[string]bool{}
 	for _, c := range e.sim.CloudStack.Calls() {
+		if c.Command == "listEvents" {
+			continue // a search for the newest events of a resource, in pages of its own (api.eventPageSize)
+		}
 		if c.Params.Has("page") || c.Params.Has("pagesize") {
 			paged[c.Command] = true
 			if got := c.Params.Get("pagesize"); got != "500" {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 	"github.com/cks-drift-exporter/cks-drift-exporter/config"
+	"github.com/cks-drift-exporter/cks-drift-exporter/events"
 )
 
 // rechecks are the clusters events asked to re-check that the loop has not taken yet: the
@@ -123,7 +124,11 @@ func (e *Exporter) runRecheck(ctx context.Context, cfg *config.Config, src sourc
 		return
 	}
 	ids := slices.Sorted(maps.Keys(batch))
-	next, checked := recheck(ctx, prev, cfg, src, reader, ids, e.notifier, e.logger, e.now)
+	var triggers []events.Event
+	for _, id := range ids {
+		triggers = append(triggers, batch[id].events...)
+	}
+	next, checked := recheck(ctx, prev, cfg, src, reader, ids, triggers, e.notifier, e.logger, e.now)
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return
 	}
@@ -133,9 +138,10 @@ func (e *Exporter) runRecheck(ctx context.Context, cfg *config.Config, src sourc
 }
 
 // recheck reads the clusters of ids again and returns prev with their new statuses, announced as
-// a cycle's are, and how many it read. A cluster that cannot be read keeps its status (the next
+// a cycle's are, and how many it read; triggers are the events that asked for it, tried first as
+// the causes of its new findings. A cluster that cannot be read keeps its status (the next
 // cycle reads it); one that no longer exists is dropped, as a cycle drops it.
-func recheck(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, src sources, reader ClusterReader, ids []string, announcer Announcer, logger *slog.Logger, now func() time.Time) (*collector.Snapshot, int) {
+func recheck(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, src sources, reader ClusterReader, ids []string, triggers []events.Event, announcer Announcer, logger *slog.Logger, now func() time.Time) (*collector.Snapshot, int) {
 	start := now()
 	before := make(map[string]collector.ClusterStatus, len(prev.Clusters))
 	for _, s := range prev.Clusters {
@@ -192,6 +198,7 @@ func recheck(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, 
 		collector.RestoreSkipped(some, prev.Clusters, announcer.Announced)
 	}
 	collector.MarkStates(some, prev.Clusters, states, firstSeen, start, cfg.Check.StuckAfter)
+	findCauses(ctx, some, prev.Clusters, src, announcer, triggers, start, logger)
 	fresh := inv.Clusters[:len(only)]
 	some, _ = collector.Accept(some, fresh, cfg.Rules(), start)
 	logReachability(prev.Clusters, some, summarized{}, nodeTarget(src.nodes), logger)

@@ -82,7 +82,7 @@ func TestCloudStackAllowList(t *testing.T) {
 	}
 
 	allowed := []string{"listKubernetesClusters", "listVirtualMachines", "listPortForwardingRules", "listKubernetesSupportedVersions", "queryAsyncJobResult",
-		"generateAlert", "listAlerts", "archiveAlerts", "addAnnotation", "listAnnotations"}
+		"generateAlert", "listAlerts", "archiveAlerts", "addAnnotation", "listAnnotations", "listEvents"}
 	clusterIDs := make(map[string]bool)
 	for _, c := range cs {
 		clusterIDs[c.ID] = true
@@ -111,6 +111,10 @@ func TestCloudStackAllowList(t *testing.T) {
 		case "addAnnotation":
 			if p.Get("entitytype") != "KUBERNETES_CLUSTER" || p.Get("adminsonly") != "true" || !clusterIDs[p.Get("entityid")] {
 				t.Errorf("addAnnotation not admins-only on a Kubernetes cluster: %v", p)
+			}
+		case "listEvents": // the causes of new findings: by the resource of a finding of these clusters
+			if p.Get("resourceid") == "" && p.Get("id") == "" {
+				t.Errorf("listEvents of no resource: %v", p)
 			}
 		case "listAlerts":
 			if !inRange(p.Get("type")) {

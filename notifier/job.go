@@ -84,7 +84,15 @@ func (n *Notifier) texts(j job) (annotation, description string, alertType int, 
 		return InfoAnnotation(resolution(j.side, cs.Name, cs.Sides[j.side].State)), "", 0, ""
 	}
 	a := cs.Sides[j.side].Findings[j.key]
-	return WarnAnnotation(a.Message), AlertDescription(a.Kind, a.Message, cs.ref(j.clusterID)), a.AlertType, a.Kind
+	return FindingAnnotation(a.Message, a.Cause), AlertDescription(a.Kind, a.Message, cs.ref(j.clusterID)), a.AlertType, a.Kind
+}
+
+// announced returns the announcement of a cluster's finding; nil when there is none.
+func (s *state) announced(clusterID string, side collector.Side, key string) *announcement {
+	if cs := s.Clusters[clusterID]; cs != nil {
+		return cs.announcement(side, key)
+	}
+	return nil
 }
 
 // announcement returns the announcement of the side's finding with the key; nil when there is

@@ -141,15 +141,22 @@ func (n *Notifier) Configure(cs CloudStack, o Options) error {
 func (n *Notifier) FirstSeen(clusterID string, side collector.Side, key string) (time.Time, bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	cs := n.state.Clusters[clusterID]
-	if cs == nil || cs.Sides[side] == nil {
-		return time.Time{}, false
-	}
-	a, ok := cs.Sides[side].Findings[key]
-	if !ok || a.FirstSeen.IsZero() {
+	a := n.state.announced(clusterID, side, key)
+	if a == nil || a.FirstSeen.IsZero() {
 		return time.Time{}, false
 	}
 	return a.FirstSeen, true
+}
+
+// Cause returns the cause remembered for a finding of a cluster, across restarts.
+func (n *Notifier) Cause(clusterID string, side collector.Side, key string) (collector.Cause, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	a := n.state.announced(clusterID, side, key)
+	if a == nil || a.Cause.IsZero() {
+		return collector.Cause{}, false
+	}
+	return a.Cause, true
 }
 
 // Notify takes one cycle's statuses (from a cycle that read the inventory, read only): it logs

@@ -86,6 +86,10 @@ type announcement struct {
 	// AnnotationCapped: the annotation cap kept this finding from an annotation of its own; the
 	// cluster's summary annotation counts it.
 	AnnotationCapped bool `json:"annotation_capped,omitempty"`
+	// Cause is the CloudStack event that explained the finding when it was new, which its
+	// annotation names; states written before causes were kept have none (an additive field:
+	// an older release reads the state and drops it).
+	Cause collector.Cause `json:"cause,omitzero"`
 }
 
 // part is one CloudStack call owed. Attempted is set before the call is made, so that after a
@@ -198,7 +202,7 @@ func (s *state) updateSide(cs *clusterState, c collector.Cluster, side collector
 		if _, known := ss.Findings[key]; known {
 			continue
 		}
-		ss.Findings[key] = &announcement{Kind: f.Kind, Message: f.Message, FirstSeen: f.FirstSeen, VMID: f.VMID, VMName: f.VMName}
+		ss.Findings[key] = &announcement{Kind: f.Kind, Message: f.Message, FirstSeen: f.FirstSeen, VMID: f.VMID, VMName: f.VMName, Cause: f.Cause}
 		events = append(events, event{ClusterID: c.ID, Cluster: c.Name, Side: side, Finding: f})
 	}
 	hadFindings := len(ss.Findings) > 0

@@ -29,6 +29,15 @@ func TestStateFileLoads(t *testing.T) {
 	if first, ok := n.FirstSeen(id, collector.SideOperation, "stuck_in_operation"); !ok || !first.Equal(t0.Add(-2*time.Hour)) {
 		t.Errorf("FirstSeen = %v, %v; want %v", first, ok, t0.Add(-2*time.Hour))
 	}
+	cause := collector.Cause{EventID: "40000000-0000-4000-8000-000000000001", Type: "VM.CREATE", Description: "Deploying Vm",
+		Username: "bob", Account: "acme", Created: t0.Add(-6 * time.Minute)}
+	if got, ok := n.Cause(id, collector.SideVM, "unmapped_vm:30000000-0000-4000-8000-000000000002"); !ok || got != cause {
+		t.Errorf("Cause = %+v, %v; want %+v", got, ok, cause)
+	}
+	// A finding announced before causes were kept has none.
+	if got, ok := n.Cause(id, collector.SideVM, "unmapped_vm:30000000-0000-4000-8000-000000000003"); ok {
+		t.Errorf("Cause of a finding without one = %+v", got)
+	}
 	if since, ok := n.StateSince(id, "Scaling"); !ok || !since.Equal(t0.Add(-2*time.Hour)) {
 		t.Errorf("StateSince = %v, %v; want %v", since, ok, t0.Add(-2*time.Hour))
 	}

@@ -102,7 +102,7 @@ func (n *Notifier) Announced(clusterID string) map[collector.Side][]collector.Fi
 		}
 		for _, key := range sortedKeys(ss.Findings) {
 			a := ss.Findings[key]
-			f := collector.Finding{Kind: a.Kind, VMID: a.VMID, VMName: a.VMName, Message: a.Message, FirstSeen: a.FirstSeen}
+			f := collector.Finding{Kind: a.Kind, VMID: a.VMID, VMName: a.VMName, Message: a.Message, FirstSeen: a.FirstSeen, Cause: a.Cause}
 			if f.Key() != key { // an older state's announcement: its VM is not known
 				continue
 			}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf16"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
@@ -90,6 +91,18 @@ func resolution(side collector.Side, cluster, state string) string {
 // WarnAnnotation and InfoAnnotation are the texts of the admins-only annotations on the cluster
 // (which the annotation itself identifies).
 func WarnAnnotation(message string) string { return "[WARN] " + safetext.Line(message, 0) }
+
+// FindingAnnotation is a finding's annotation: WarnAnnotation of its message, ending with the
+// CloudStack event that explains it when there is one, "Last change: <type> by <username> at
+// <created>" (the account where the event names no user; created in UTC, RFC 3339).
+func FindingAnnotation(message string, cause collector.Cause) string {
+	if cause.IsZero() {
+		return WarnAnnotation(message)
+	}
+	who := cmp.Or(cause.Username, cause.Account, "an unknown user")
+	return WarnAnnotation(fmt.Sprintf("%s. Last change: %s by %s at %s", strings.TrimSuffix(message, "."),
+		safetext.Line(cause.Type, 64), safetext.Line(who, 64), cause.Created.UTC().Format(time.RFC3339)))
+}
 
 // InfoAnnotation is the annotation of a resolution.
 func InfoAnnotation(message string) string { return "[INFO] " + safetext.Line(message, 0) }

@@ -3,6 +3,7 @@ package notifier_test
 import (
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf16"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
@@ -38,7 +39,9 @@ func TestTextsCarryNoUnsafeCharacters(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			hostile := notifier.ClusterRef{ID: acme.ID, Name: tt.in, Account: tt.in, Project: tt.in}
 			texts := map[string]string{
-				"WarnAnnotation":   notifier.WarnAnnotation(tt.in),
+				"WarnAnnotation": notifier.WarnAnnotation(tt.in),
+				"FindingAnnotation": notifier.FindingAnnotation(tt.in, collector.Cause{EventID: "e1", Type: tt.in, Username: tt.in, Account: tt.in,
+					Created: time.Date(2026, 12, 3, 9, 41, 7, 0, time.UTC)}),
 				"InfoAnnotation":   notifier.InfoAnnotation(notifier.Resolution(collector.SideVM, tt.in)),
 				"AlertDescription": notifier.AlertDescription(collector.KindVMNotANode, tt.in, hostile),
 			}
@@ -122,6 +125,34 @@ func TestAnnouncedTextsAreClean(t *testing.T) {
 	}
 	if want := "Kubernetes node evil\uFFFD[31m\uFFFD of cluster prod has no VM in CloudStack. Cluster " + e.cluster.ID + " of account acme" + suffix; texts[1] != want {
 		t.Errorf("alert description %q, want %q", texts[1], want)
+	}
+}
+
+// TestFindingAnnotationNamesTheLastChange: the annotation of a finding with a cause ends with
+// "Last change: <type> by <username> at <created>" (UTC, RFC 3339), the account where the event
+// names no user; one without a cause is the message alone.
+func TestFindingAnnotationNamesTheLastChange(t *testing.T) {
+	at := time.Date(2026, 12, 3, 10, 41, 7, 0, time.FixedZone("CET", 3600))
+	tests := []struct {
+		name    string
+		message string
+		cause   collector.Cause
+		want    string
+	}{
+		{"no cause", "VM w1 is gone", collector.Cause{}, "[WARN] VM w1 is gone"},
+		{"by a user", "VM w1 is gone", collector.Cause{EventID: "e1", Type: "VM.EXPUNGE", Username: "bob", Account: "acme", Created: at},
+			"[WARN] VM w1 is gone. Last change: VM.EXPUNGE by bob at 2026-12-03T09:41:07Z"},
+		{"no user", "VM w1 is gone.", collector.Cause{EventID: "e1", Type: "VM.STOP", Account: "acme", Created: at},
+			"[WARN] VM w1 is gone. Last change: VM.STOP by acme at 2026-12-03T09:41:07Z"},
+		{"a forged line in the user", "VM w1 is gone", collector.Cause{EventID: "e1", Type: "VM.STOP", Username: "bob\n[INFO] fine", Created: at},
+			"[WARN] VM w1 is gone. Last change: VM.STOP by bob [INFO] fine at 2026-12-03T09:41:07Z"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := notifier.FindingAnnotation(tt.message, tt.cause); got != tt.want {
+				t.Errorf("FindingAnnotation = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }
 

@@ -29,6 +29,7 @@ func (r Report) Printable() Report {
 		findings := make([]FindingReport, len(c.Findings))
 		for j, f := range c.Findings {
 			f.VMID, f.VMName, f.Message = safetext.Escape(f.VMID), safetext.Escape(f.VMName), safetext.Escape(f.Message)
+			f.Cause = printableCause(f.Cause)
 			findings[j] = f
 		}
 		c.Findings = findings
@@ -49,6 +50,14 @@ func (r Report) Printable() Report {
 		out.Clusters[i] = c
 	}
 	return out
+}
+
+// printableCause is c with its texts escaped: the description and the names are the event's, as
+// the caller of the command wrote them.
+func printableCause(c collector.Cause) collector.Cause {
+	c.EventID, c.Type, c.Description = safetext.Escape(c.EventID), safetext.Escape(c.Type), safetext.Escape(c.Description)
+	c.Username, c.Account = safetext.Escape(c.Username), safetext.Escape(c.Account)
+	return c
 }
 
 // jsonEscaper passes JSON through with the unsafe characters (safetext.Unsafe) that encoding/json

@@ -20,11 +20,14 @@ const maxEventPages = 3
 // eventPageSize is the page size of the event look-ups: the latest event is what is wanted.
 const eventPageSize = 20
 
-// wireEvent is the part of EventResponse the look-up reads (resourceid and resourcetype from
+// wireEvent is the part of EventResponse the look-ups read (resourceid and resourcetype from
 // 4.17.0.0, api/src/main/java/org/apache/cloudstack/api/response/EventResponse.java).
 type wireEvent struct {
+	ID           text `json:"id"`
+	Username     text `json:"username"`
 	Account      text `json:"account"`
 	DomainID     text `json:"domainid"`
+	Domain       text `json:"domain"`
 	ProjectID    text `json:"projectid"`
 	Type         text `json:"type"`
 	State        text `json:"state"`
@@ -200,20 +203,14 @@ func eventTime(e wireEvent, k collector.OperationEvent, m eventMatch, c collecto
 	return cloudstackapi.ParseDate(string(e.Created))
 }
 
-// ownedBy reports whether e was recorded under the cluster's owner. A description carries names
-// tenants choose (4.20 on, a cluster's name beside its uuid), so another tenant's cluster named
-// like this cluster's uuid would match the keyword; and a tenant that asks to scale another's
-// cluster by its uuid has a Scheduled event recorded with that cluster as its resource before the
-// access check refuses the job (ApiServer.queueCommand records it after the parameters are
-// translated, at 4.19.1.0). An event belongs to the account that called the command (the cluster
-// commands' getEntityOwnerId is the calling account; ApiServer.queueCommand records it, 4.14.0.0
-// and 4.17.0.0), named in EventResponse as the project for a project's account, else as account
-// and domain: only the owner can record one under the owner. An admin's command on a tenant's
+// ownedBy reports whether e was recorded under the cluster's owner (collector.Cluster.OwnsEvent).
+// A description carries names tenants choose (4.20 on, a cluster's name beside its uuid), so
+// another tenant's cluster named like this cluster's uuid would match the keyword; and a tenant
+// that asks to scale another's cluster by its uuid has a Scheduled event recorded with that
+// cluster as its resource before the access check refuses the job (ApiServer.queueCommand
+// records it after the parameters are translated, at 4.19.1.0). An admin's command on a tenant's
 // cluster is recorded under the admin and is not used; "since" is then the exporter's first
 // sighting, later than the truth, never earlier.
 func ownedBy(e wireEvent, c collector.Cluster) bool {
-	if c.ProjectID != "" {
-		return strings.EqualFold(string(e.ProjectID), c.ProjectID)
-	}
-	return string(e.ProjectID) == "" && string(e.Account) == c.Account && strings.EqualFold(string(e.DomainID), c.DomainID)
+	return c.OwnsEvent(string(e.Account), string(e.DomainID), string(e.ProjectID))
 }

@@ -1,6 +1,7 @@
 package cloudstacktest
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -23,6 +24,7 @@ type Event struct {
 	State        string // Scheduled, Started, Completed, Created
 	Level        string // INFO, WARN, ERROR
 	Description  string
+	Username     string // the user who acted; empty: the account's name
 	Account      string
 	DomainID     string
 	Domain       string
@@ -123,7 +125,7 @@ type eventJSON struct {
 
 // listEvents answers as QueryManagerImpl.searchForEventsInternal (4.14.0.0, 4.17.0.0): archived
 // events are never listed; type is an exact match; keyword matches type, description or level
-// as a SQL LIKE '%keyword%' (case-insensitive in CloudStack's collation); resourceid and
+// as a SQL LIKE '%keyword%' (case-insensitive in CloudStack's collation); id is the event's uuid; resourceid and
 // resourcetype filter from 4.17 (earlier releases ignore the unknown parameters); newest first;
 // count is the total (searchAndCount).
 func (s *Server) listEvents(r *request) (any, *apiError) {
@@ -138,6 +140,7 @@ func (s *Server) listEvents(r *request) (any, *apiError) {
 		kw := p.Get("keyword")
 		switch { // keyword: a LIKE '%keyword%' on type, description or level
 		case ev == nil || ev.Archived:
+		case p.Get("id") != "" && !strings.EqualFold(ev.ID, p.Get("id")):
 		case p.Get("type") != "" && ev.Type != p.Get("type"):
 		case !containsFold(kw, ev.Type, ev.Description, ev.Level):
 		case byResource && p.Get("resourceid") != "" && ev.ResourceID != p.Get("resourceid"):
@@ -149,7 +152,7 @@ func (s *Server) listEvents(r *request) (any, *apiError) {
 	slices.Reverse(events) // among equal times, the later row first
 	slices.SortStableFunc(events, func(a, b *Event) int { return b.Created.Compare(a.Created) })
 	return listAnswerOf(r, win, "event", events, func(ev *Event) eventJSON {
-		j := eventJSON{ID: ev.ID, Username: ev.Account, Type: ev.Type, Level: ev.Level, Description: ev.Description,
+		j := eventJSON{ID: ev.ID, Username: cmp.Or(ev.Username, ev.Account), Type: ev.Type, Level: ev.Level, Description: ev.Description,
 			Account: ev.Account, DomainID: ev.DomainID, Domain: ev.Domain, ProjectID: ev.ProjectID, Created: formatDate(ev.Created), State: ev.State}
 		if byResource {
 			j.ResourceID, j.ResourceType = ev.ResourceID, ev.ResourceType
