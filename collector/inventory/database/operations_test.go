@@ -94,3 +94,34 @@ func TestOperationStartedWhateverTheCollation(t *testing.T) {
 		})
 	}
 }
+
+// TestOperationStartedByResource: from 4.19.1.0 a cluster command's Started and Completed events
+// name the cluster as their resource (apache/cloudstack#9070), whatever their description says:
+// an upgrade's Started event that names no uuid times the Upgrading state where the schema has
+// event.resource_id, as the API source does; another tenant's event recorded against the same
+// cluster (a command the access check refused) does not count.
+func TestOperationStartedByResource(t *testing.T) {
+	at := created.Add(-2 * time.Hour).UTC().Truncate(time.Second)
+	for _, v := range []mariadbtest.Version{mariadbtest.V4_16, mariadbtest.V4_19, mariadbtest.V4_21} {
+		t.Run(v.String(), func(t *testing.T) {
+			w := &cloudstacktest.World{}
+			c := w.BuildCluster(cloudstacktest.ClusterSpec{Name: "upgrading", Account: "alice", Control: 1, Workers: 1, Created: created}).Cluster
+			c.State = "Upgrading"
+			started := cloudstacktest.Event{Type: "KUBERNETES.CLUSTER.UPGRADE", State: "Started", Description: "Upgrading Kubernetes cluster",
+				ResourceID: c.ID, ResourceType: "KubernetesCluster", Created: at}.Of(c)
+			w.AddEvent(started)
+			hostile := started
+			hostile.Account, hostile.Created = "mallory", at.Add(time.Hour)
+			w.AddEvent(hostile)
+			src, _ := load(t, w, v, Options{})
+			got := inventory(t, src).Clusters[0].OperationStarted
+			want := at
+			if v < mariadbtest.V4_17 { // no event.resource_id: the first sighting counts
+				want = time.Time{}
+			}
+			if !got.Equal(want) {
+				t.Errorf("OperationStarted = %s, want %s", got, want)
+			}
+		})
+	}
+}

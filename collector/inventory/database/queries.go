@@ -163,7 +163,9 @@ ORDER BY nc.id`
 // operationStarted is the column of when the operation of a cluster in an operation state was
 // asked for: the newest Scheduled or Started event of the state's commands that names the cluster
 // (collector.OperationEvents; the description ends in its uuid, or for the create in its
-// internal id, or 4.21's node commands name it as their resource). event.type is indexed
+// internal id; or, where event has resource_id, the cluster is the event's resource: every event
+// of a cluster command from 4.19.1.0, apache/cloudstack#9070, as the API source reads them in
+// api/operations.go, and 4.21's node commands). event.type is indexed
 // (i_event__type_id, create-schema.sql at 4.14.0.0) and the look-up runs only for clusters in such
 // a state; archived events are left out, as listEvents does. The create's text differs in case
 // between releases ("Creating Kubernetes cluster. Cluster Id: <id>" up to 4.19.0.0, "Creating
@@ -192,10 +194,9 @@ func (c columns) operationStarted() string {
 				names = append(names, "(e.type = '"+e.Type+"' AND e.description LIKE CONCAT('%', k.uuid))")
 			case collector.NamedByInternalID:
 				names = append(names, "(e.type = '"+e.Type+"' AND LOWER(e.description) LIKE CONCAT('%cluster id: ', k.id))")
-			case collector.NamedAsResource:
-				if c.eventResource {
-					names = append(names, "(e.type = '"+e.Type+"' AND e.resource_type = 'KubernetesCluster' AND e.resource_id = k.id)")
-				}
+			}
+			if c.eventResource { // every event named so from 4.19.1.0 (#9070), 4.21's node commands
+				names = append(names, clusterEvent(e.Type))
 			}
 		}
 		if len(names) == 0 {
