@@ -10,8 +10,8 @@ import (
 // TestCheckCommandHasOneHome: the configuration check that runs on a package install has one home,
 // the header of the packaged configuration (packaging/cks-drift-exporter.yml, which
 // scripts/package-test.sh runs as written); install.md and the runbook of
-// CKSDriftConfigReloadFailed give it word for word, and every documented check with the
-// environment file is it.
+// CKSDriftConfigReloadFailed give it word for word, and every documented check as the
+// service's user is it.
 func TestCheckCommandHasOneHome(t *testing.T) {
 	t.Parallel()
 	b, err := os.ReadFile("../packaging/cks-drift-exporter.yml")
@@ -25,7 +25,7 @@ func TestCheckCommandHasOneHome(t *testing.T) {
 	home := string(m[1])
 	given := map[string]bool{}
 	for _, c := range documentedCommands(t) {
-		if !strings.Contains(c.text, "--config.check") || !strings.Contains(c.text, "/etc/default/") {
+		if !strings.Contains(c.text, "--config.check") || !strings.Contains(c.text, "runuser -u ") {
 			continue
 		}
 		given[c.file] = true

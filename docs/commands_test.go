@@ -84,6 +84,10 @@ func classify(c docCommand) *commandRule {
 	return nil
 }
 
+// installedExporter is a command of the installed exporter that reads its configuration (every
+// flag but --version and --help).
+var installedExporter = regexp.MustCompile(`(^|[ ;&|])cks-drift-exporter --(?:[^vh]|v[^e]|h[^e])`)
+
 // placeholder is a value the docs leave to the operator, as <name>.
 var placeholder = regexp.MustCompile(`<[a-z][a-z._ ]*>`)
 
@@ -112,6 +116,9 @@ func TestEveryDocumentedCommandIsClassified(t *testing.T) {
 			continue
 		}
 		run++
+		if installedExporter.MatchString(c.text) && !strings.Contains(c.text, "/etc/default/cks-drift-exporter") {
+			t.Errorf("%s: the installed exporter reads the API keys of its configuration from /etc/default/cks-drift-exporter: without them it stops at 'environment variable CS_API_KEY is not set' (install.md has the commands)", c)
+		}
 		for _, p := range placeholder.FindAllString(c.text, -1) {
 			if !fillable[p] || r.phase != running {
 				t.Errorf("%s: the package test cannot fill %s (it fills %v with the service running)", c, p, fillable)
