@@ -9,6 +9,9 @@ type Inventory struct {
 	Clusters []Cluster
 	// VMs holds every VM that is not expunged, in every state, of every account and project.
 	VMs []VM
+	// Offerings are the service offerings the source read (offerings.go), matched by uuid with
+	// the clusters' Offerings.
+	Offerings Offerings
 }
 
 // Cluster is one CKS cluster with the part of its VM map its source can see.
@@ -43,6 +46,10 @@ type Cluster struct {
 
 	// SSH is where kubectl can be reached; an empty Host means it could not be discovered.
 	SSH SSHTarget
+
+	// Offerings are the service offerings CloudStack records for the cluster's node types
+	// (NodeOfferings); empty where the source shows none.
+	Offerings []NodeOffering
 
 	// OperationStarted is when CloudStack records that the operation of the cluster's current
 	// state started (its event, see OperationEvent), for a cluster in an operation state; zero

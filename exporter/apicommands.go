@@ -26,6 +26,8 @@ var apiCommands = []apiCommand{
 	{name: "listPortForwardingRules", calledWith: apiInventory, needed: true},
 	// Without it, kubelet versions are not compared.
 	{name: "listKubernetesSupportedVersions", calledWith: apiInventory},
+	// Without it, the clusters' service offerings are not compared (offering_missing).
+	{name: "listServiceOfferings", calledWith: apiInventory},
 	// When an operation started and the cause of each new finding (exporter/causes.go). Without
 	// it, the exporter's first sighting of an operation state counts, and findings have no cause.
 	{name: "listEvents", calledWith: apiInventory},

@@ -81,7 +81,7 @@ func TestCloudStackAllowList(t *testing.T) {
 			m["cks_drift_notifications_capped_total"], m["cks_drift_notification_failures_total"], m["cks_drift_cycle_failures_total"], w)
 	}
 
-	allowed := []string{"listKubernetesClusters", "listVirtualMachines", "listPortForwardingRules", "listKubernetesSupportedVersions", "queryAsyncJobResult",
+	allowed := []string{"listKubernetesClusters", "listVirtualMachines", "listPortForwardingRules", "listKubernetesSupportedVersions", "listServiceOfferings", "queryAsyncJobResult",
 		"generateAlert", "listAlerts", "archiveAlerts", "addAnnotation", "listAnnotations", "listEvents"}
 	clusterIDs := make(map[string]bool)
 	for _, c := range cs {

@@ -7,6 +7,7 @@ import "fmt"
 var inventoryCommands = map[string]bool{
 	"listKubernetesClusters": true, "listVirtualMachines": true, "listPortForwardingRules": true, "listPublicIpAddresses": true,
 	"listKubernetesSupportedVersions": true,
+	"listServiceOfferings":            true,
 	"listEvents":                      true, // when the operation of a cluster in an operation state started
 }
 

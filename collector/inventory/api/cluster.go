@@ -47,6 +47,7 @@ func (s *Source) ClusterInventory(ctx context.Context, of collector.Cluster) (co
 	}
 	s.addVersions(c, clusters)
 	s.addClusters(&inv, clusters, ssh, nat)
+	inv.Offerings = s.offers.lastRead() // the last sweep's: offerings are cloud-wide, not the cluster's
 	s.ops.operationStartsOf(c, inv.Clusters)
 	return inv, nil
 }

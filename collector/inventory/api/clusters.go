@@ -36,6 +36,8 @@ func toClusterRow(k *wireCluster) clusterRow {
 		DomainID: string(k.DomainID), Domain: string(k.Domain), ProjectID: string(k.ProjectID),
 		Project: string(k.Project), NetworkID: string(k.NetworkID), Created: cloudstackapi.ParseDate(string(k.Created)),
 		ControlNodes: int(k.ControlNodes), WorkerNodes: int(k.Size), EtcdNodes: int(k.EtcdNodes),
+		Offerings: collector.NodeOfferings(string(k.ServiceOfferingID), map[string]string{collector.NodeControl: string(k.ControlOfferingID),
+			collector.NodeWorker: string(k.WorkerOfferingID), collector.NodeEtcd: string(k.EtcdOfferingID)}, int(k.EtcdNodes)),
 	}
 	if c.ControlNodes == 0 { // releases before 4.16 call them master nodes
 		c.ControlNodes = int(k.MasterNodes)

@@ -10,7 +10,8 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
 )
 
-// Inventory reads every cluster, every VM and the port-forwarding rules the key can see. Each
+// Inventory reads every cluster, every VM, the port-forwarding rules and the service offerings
+// the key can see. Each
 // list is paged, and listed twice when projects are included (project resources only appear with
 // projectid=-1), so the number of calls grows with pages, not with clusters.
 func (s *Source) Inventory(ctx context.Context) (collector.Inventory, error) {
@@ -54,6 +55,7 @@ func (s *Source) Inventory(ctx context.Context) (collector.Inventory, error) {
 	}
 	s.addVersions(c, clusters)
 	s.addClusters(&inv, clusters, ssh, nat)
+	inv.Offerings = s.offers.read(c, size, inv.Clusters, s.opts.Logger)
 	s.ops.operationStarts(c, inv.Clusters)
 	return inv, nil
 }

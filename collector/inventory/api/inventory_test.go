@@ -35,12 +35,15 @@ func vmOf(v *cloudstacktest.VM) collector.VM {
 // field the adapter fills.
 func TestInventoryFields(t *testing.T) {
 	var prod, team cks
+	var small *cloudstacktest.ServiceOffering
 	var imported *cloudstacktest.Cluster
 	var bastion *cloudstacktest.VM
 	s := startFake(t, func(w *cloudstacktest.World) {
 		c := accountCluster("prod")
 		c.IPAddress, c.IPAddressID = "203.0.113.10", "40000000-0000-4000-8000-000000000001"
 		prod = addCKS(w, c, 1, 1, 1)
+		small = w.AddServiceOffering(cloudstacktest.ServiceOffering{Name: "small"})
+		prod.cluster.ServiceOfferingID = small.ID
 		w.AddPortForwardingRule(cloudstacktest.PortForwardingRule{IPAddressID: c.IPAddressID, IPAddress: c.IPAddress,
 			PublicPort: 2222, PrivatePort: 22, VirtualMachineID: prod.vms[0].ID, NetworkID: c.NetworkID, Account: "acme"})
 
@@ -63,7 +66,8 @@ func TestInventoryFields(t *testing.T) {
 			{ID: prod.cluster.ID, Name: "prod", State: "Running", ClusterType: "CloudManaged", ZoneID: zoneID,
 				ZoneName: "zone1", Account: "acme", DomainID: domainID, Domain: "ROOT", NetworkID: "net-prod",
 				Created: created, ControlNodes: 1, WorkerNodes: 1, EtcdNodes: 1, Mapped: prodMapped,
-				SSH: collector.SSHTarget{Host: "203.0.113.10", Port: 2222}},
+				SSH:       collector.SSHTarget{Host: "203.0.113.10", Port: 2222},
+				Offerings: append(nodes(small.ID, small.ID), collector.NodeOffering{NodeType: collector.NodeEtcd, ID: small.ID})},
 			{ID: team.cluster.ID, Name: "team-app", State: "Alert", ClusterType: "CloudManaged", ZoneID: zoneID,
 				ZoneName: "zone1", Account: "PrjAcct-team-1", DomainID: domainID, Domain: "ROOT", ProjectID: projectID,
 				Project: "team", NetworkID: "net-team-app", Created: created, ControlNodes: 1, WorkerNodes: 1,
@@ -73,6 +77,7 @@ func TestInventoryFields(t *testing.T) {
 		},
 		VMs: []collector.VM{vmOf(prod.vms[0]), vmOf(prod.vms[1]), vmOf(prod.vms[2]), vmOf(team.vms[0]),
 			vmOf(team.vms[1]), vmOf(bastion)},
+		Offerings: collector.Offerings{Read: true, ByID: map[string]collector.Offering{small.ID: {ID: small.ID, Name: "small"}}},
 	}
 	if diff := cmp.Diff(want, got, sortInventory); diff != "" {
 		t.Errorf("inventory (-want +got):\n%s", diff)

@@ -18,8 +18,8 @@ type Options struct {
 	IncludeProjects bool
 	// SSHPort, when not zero, replaces the discovered SSH port of every cluster.
 	SSHPort int
-	// Logger receives the line that the Kubernetes versions could not be listed and the one
-	// that they can again; nil discards them.
+	// Logger receives the lines that the Kubernetes versions or the service offerings could not
+	// be listed and those that they can again; nil discards them.
 	Logger *slog.Logger
 	// Now is the clock of the versions' cache; nil means time.Now. Tests move it.
 	Now func() time.Time
@@ -31,6 +31,7 @@ type Source struct {
 	api      *cloudstackapi.Client
 	versions versionCache
 	ops      operations // when the operations of clusters in an operation state started
+	offers   offeringsState
 }
 
 // New validates the options and prepares an API connection of its own (TLS with an extra CA if

@@ -147,6 +147,16 @@ type wireCluster struct {
 	// KubernetesVersionID is set from 4.14.0.0 when the cluster's version exists
 	// (createKubernetesClusterResponse looks it up with findById).
 	KubernetesVersionID text `json:"kubernetesversionid"`
+	// ServiceOfferingID is the cluster's offering on every release line, also once it is removed
+	// (createKubernetesClusterResponse looks it up with findByIdIncludingRemoved at 4.19.0.0 and
+	// 4.21.0.0). The node types' own offerings come from 4.21.0.0
+	// (ApiConstants.CONTROL_/WORKER_/ETCD_SERVICE_OFFERING_ID), looked up with findById
+	// (setNodeTypeServiceOfferingResponse): a removed one is left out of the answer, so the API
+	// cannot tell it from none, and the node type reads as having the cluster's offering.
+	ServiceOfferingID text `json:"serviceofferingid"`
+	ControlOfferingID text `json:"controlofferingid"`
+	WorkerOfferingID  text `json:"workerofferingid"`
+	EtcdOfferingID    text `json:"etcdofferingid"`
 }
 
 // wireVM is the part of UserVmResponse (and 4.21's KubernetesUserVmResponse) the check reads.

@@ -16,7 +16,7 @@ import (
 
 // statementsPerCycle is one SELECT per table or join: the schema's columns, clusters, map rows
 // with their VMs, listed VMs, source NAT addresses, port-forwarding rules, login users, NICs.
-const statementsPerCycle = 8
+const statementsPerCycle = 9
 
 // TestStatementsDoNotGrowWithClusters counts the SELECTs of a cycle with MariaDB's own counter of
 // the session's SELECT statements (Com_select; SHOW STATUS is not one of them). A pool of one

@@ -19,6 +19,8 @@ var readTables = []struct{ name, loss string }{
 	{name: "user_ip_address"}, {name: "firewall_rules"}, {name: "port_forwarding_rules"}, {name: "nics"},
 	{name: "kubernetes_supported_version", loss: "kubelet versions are not compared"},
 	{name: "event", loss: "a stuck cluster's operation start is not read"},
+	{name: "service_offering", loss: "the clusters' service offerings are not compared"},
+	{name: "disk_offering", loss: "the clusters' service offerings are not compared before CloudStack 4.17"},
 }
 
 // GrantScript is the statements that give grantee (e.g. 'cks_drift'@'10.0.0.%') SELECT on exactly

@@ -52,6 +52,8 @@ func (s *Source) assemble(r rows) collector.Inventory {
 	for _, n := range r.nics {
 		nicsByVM[n.vmID] = append(nicsByVM[n.vmID], n)
 	}
+	offerings, offeringsOf := assembleOfferings(r.cols, r.offers)
+	inv.Offerings = offerings
 	mapsByCluster := make(map[int64][]mapRow)
 	for _, m := range r.maps {
 		mapsByCluster[m.clusterID] = append(mapsByCluster[m.clusterID], m)
@@ -72,6 +74,9 @@ func (s *Source) assemble(r rows) collector.Inventory {
 			MapRowsVisible:    true,
 			KubernetesVersion: k.semanticVersion.String,
 			OperationStarted:  utc(k.operationStarted),
+		}
+		if o := offeringsOf[k.id]; o != nil {
+			c.Offerings = collector.NodeOfferings(o.def, o.byType, c.EtcdNodes)
 		}
 		maps := mapsByCluster[k.id]
 		for _, m := range maps {

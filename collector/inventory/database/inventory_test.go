@@ -23,7 +23,7 @@ func baseline(rw reportWorld) collector.Inventory {
 		ControlNodes: 1, WorkerNodes: 2,
 		MapRowsVisible: true,
 		SSH:            collector.SSHTarget{Host: "203.0.113.2", Port: 2222},
-	}}}
+	}}, Offerings: collector.Offerings{Read: true}} // the reader may read the offerings: none is named
 	for _, v := range rw.test.VMs() {
 		inv.Clusters[0].Mapped = append(inv.Clusters[0].Mapped, mappedVM(v))
 		inv.VMs = append(inv.VMs, listedVM(v))

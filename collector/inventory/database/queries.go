@@ -60,15 +60,21 @@ type columns struct {
 	// details is the VM details table the account may read, by the name of this release
 	// (details.go); empty when it may read neither name.
 	details string
+	// offerings is where the clusters' service offerings are read from (offerings.go), and
+	// nodeOfferings which node types have a column of their own (4.21 on).
+	offerings     offeringSchema
+	nodeOfferings map[string]bool
 }
 
 const columnsQuery = `SELECT table_name, column_name FROM information_schema.columns
 WHERE table_schema = DATABASE()
   AND table_name IN ('kubernetes_cluster', 'kubernetes_cluster_vm_map', 'kubernetes_supported_version', 'event', 'user_vm',
-                     '` + detailsTable + `', '` + oldDetailsTable + `')
+                     '` + detailsTable + `', '` + oldDetailsTable + `', 'service_offering', 'disk_offering')
   AND column_name IN ('control_node_count', 'master_node_count', 'cluster_type', 'etcd_node_count',
                       'control_node', 'etcd_node', 'external_node', 'kubernetes_version_id', 'semantic_version',
-                      'kubernetes_node_version', 'description', 'resource_id', 'value', 'user_vm_type')`
+                      'kubernetes_node_version', 'description', 'resource_id', 'value', 'user_vm_type',
+                      'service_offering_id', 'control_node_service_offering_id', 'worker_node_service_offering_id',
+                      'etcd_node_service_offering_id', 'id', 'uuid', 'state')`
 
 // errNoCKS is returned when the database has no kubernetes_cluster table CKS could have made.
 var errNoCKS = errors.New("no kubernetes_cluster table with a control or master node count: the DSN must name CloudStack's database (4.14 or later)")
@@ -270,6 +276,7 @@ type nicRow struct {
 type rows struct {
 	cols     columns
 	clusters []clusterRow
+	offers   []offeringRow
 	maps     []mapRow
 	vms      []vmRow
 	ips      []ipRow
@@ -301,7 +308,7 @@ func (r reader) query(ctx context.Context, q string, scan func(*sql.Rows) error)
 	return res.Err()
 }
 
-// read runs the cycle's eight statements; step names the one that failed.
+// read runs the cycle's nine statements; step names the one that failed.
 func (r reader) read(ctx context.Context) (out rows, step string, err error) {
 	present := map[[2]string]bool{}
 	if err := r.query(ctx, columnsQuery, func(res *sql.Rows) error {
@@ -332,6 +339,9 @@ func (r reader) read(ctx context.Context) (out rows, step string, err error) {
 		return err
 	}); err != nil {
 		return out, "read kubernetes_cluster", err
+	}
+	if out.offers, err = r.readOfferings(ctx, c); err != nil {
+		return out, "read service_offering", err
 	}
 	if err := r.query(ctx, c.mapQuery(), func(res *sql.Rows) error {
 		var m mapRow
@@ -416,6 +426,7 @@ func detect(present map[[2]string]bool) (columns, error) {
 		vmType:        present[[2]string{"user_vm", "user_vm_type"}],
 	}
 	c.details = detailsOf(present)
+	c.offerings, c.nodeOfferings = detectOfferings(present)
 	switch {
 	case present[[2]string{"kubernetes_cluster", "control_node_count"}]:
 		c.controlCount = "control_node_count"

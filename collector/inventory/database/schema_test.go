@@ -12,7 +12,7 @@ import (
 // cycleStatements are the statements of a cycle after the schema's columns, as read runs them for
 // a schema with c.
 func cycleStatements(c columns) []string {
-	return []string{c.clustersQuery(), c.mapQuery(), c.vmsQuery(), sourceNATQuery, rulesQuery, c.loginUsersQuery(), nicsQuery}
+	return []string{c.clustersQuery(), c.offeringsQuery(), c.mapQuery(), c.vmsQuery(), sourceNATQuery, rulesQuery, c.loginUsersQuery(), nicsQuery}
 }
 
 var (

@@ -32,6 +32,10 @@ type ClusterSpec struct {
 	Pre416 bool
 	// LoginUser, when set, is every node's controlNodeLoginUser detail.
 	LoginUser string
+	// Offering, when set, is the uuid of the cluster's service offering (AddServiceOffering). A
+	// node type has one of its own (4.21 on) only where the caller of createKubernetesCluster
+	// named one (KubernetesClusterManagerImpl at 4.21.0.0): set Cluster's fields for that.
+	Offering string
 }
 
 // ClusterSet is what BuildCluster created.
@@ -68,7 +72,8 @@ func (w *World) BuildCluster(spec ClusterSpec) *ClusterSet {
 	}
 	c := Cluster{Name: spec.Name, State: spec.State, ZoneID: Zone1ID, ZoneName: "zone1", Account: spec.Account,
 		DomainID: RootDomainID, Domain: "ROOT", ProjectID: spec.ProjectID, Project: spec.Project, NetworkID: network,
-		ControlNodes: int64(spec.Control), Size: int64(spec.Workers), EtcdNodes: int64(spec.Etcd), Created: spec.Created}
+		ControlNodes: int64(spec.Control), Size: int64(spec.Workers), EtcdNodes: int64(spec.Etcd), Created: spec.Created,
+		ServiceOfferingID: spec.Offering}
 	s := &ClusterSet{}
 	prefix := strings.ToLower(spec.Name)
 	stamp := spec.Created.UnixMilli()

@@ -30,6 +30,15 @@ type clusterJSON struct {
 
 	KubernetesVersionID   string `json:"kubernetesversionid,omitempty"`
 	KubernetesVersionName string `json:"kubernetesversionname,omitempty"`
+
+	ServiceOfferingID   string `json:"serviceofferingid,omitempty"`
+	ServiceOfferingName string `json:"serviceofferingname,omitempty"`
+	ControlOfferingID   string `json:"controlofferingid,omitempty"`
+	ControlOfferingName string `json:"controlofferingname,omitempty"`
+	WorkerOfferingID    string `json:"workerofferingid,omitempty"`
+	WorkerOfferingName  string `json:"workerofferingname,omitempty"`
+	EtcdOfferingID      string `json:"etcdofferingid,omitempty"`
+	EtcdOfferingName    string `json:"etcdofferingname,omitempty"`
 }
 
 // MarshalJSON leaves virtualmachines out where the release sends virtualmachineids (4.14).
@@ -82,6 +91,7 @@ func (w *World) newClusterJSON(c *Cluster) clusterJSON {
 	if v := w.kubernetesVersion(c.KubernetesVersionID); v != nil {
 		j.KubernetesVersionID, j.KubernetesVersionName = v.ID, v.Name
 	}
+	w.shapeOfferings(&j, c)
 	w.shapeCluster(&j, c)
 	return j
 }

@@ -38,6 +38,7 @@ var commands = map[string]command{
 	"listKubernetesSupportedVersions": {run: (*Server).listKubernetesSupportedVersions},
 	"listPortForwardingRules":         {run: (*Server).listPortForwardingRules},
 	"listPublicIpAddresses":           {run: (*Server).listPublicIpAddresses},
+	"listServiceOfferings":            {run: (*Server).listServiceOfferings},
 	"generateAlert":                   {async: true, check: (*Server).checkGenerateAlert, run: (*Server).generateAlert},
 	"archiveAlerts":                   {run: (*Server).archiveAlerts},
 	"listAlerts":                      {run: (*Server).listAlerts},

@@ -32,6 +32,9 @@ type World struct {
 	// KubernetesVersions are the kubernetes_supported_version rows (kubeversions.go).
 	KubernetesVersions []*KubernetesVersion
 
+	// ServiceOfferings are the service_offering rows (offerings.go).
+	ServiceOfferings []*ServiceOffering
+
 	// Release is the release line whose answers the server gives (Release414 ...); empty
 	// answers as the newest.
 	Release string
@@ -84,6 +87,11 @@ type Cluster struct {
 	// KubernetesVersionID is the uuid of the cluster's kubernetes_supported_version row; empty
 	// or naming no row, the answer has no kubernetesversionid.
 	KubernetesVersionID string
+	// ServiceOfferingID is the uuid of the cluster's service_offering row (service_offering_id);
+	// ControlOfferingID, WorkerOfferingID and EtcdOfferingID those of its node types (4.21 on,
+	// control_/worker_/etcd_node_service_offering_id), empty for none (offerings.go).
+	ServiceOfferingID                                   string
+	ControlOfferingID, WorkerOfferingID, EtcdOfferingID string
 }
 
 // VM is a vm_instance row. Removed models the removed column: CloudStack sets it when it expunges

@@ -25,12 +25,14 @@ const (
 	// V4_16: master_node_count renamed control_node_count; kubernetes_cluster_vm_map.control_node
 	// (schema-41520to41600.sql).
 	V4_16
-	// V4_17: event.resource_id and resource_type (schema-41610to41700.sql).
+	// V4_17: event.resource_id and resource_type; service_offering's own uuid, name, removed and
+	// state, which disk_offering held before (schema-41610to41700.sql).
 	V4_17
 	// V4_19: kubernetes_cluster.cluster_type (schema-41810to41900.sql).
 	V4_19
-	// V4_21: kubernetes_cluster.etcd_node_count, kubernetes_cluster_vm_map.etcd_node and
-	// external_node; user_vm_details renamed vm_instance_details (schema-42010to42100.sql). The
+	// V4_21: kubernetes_cluster.etcd_node_count and the node types' service offerings,
+	// kubernetes_cluster_vm_map.etcd_node and external_node; user_vm_details renamed
+	// vm_instance_details (schema-42010to42100.sql). The
 	// schema of schema.sql.
 	V4_21
 	// Current is the newest schema.
@@ -63,7 +65,8 @@ func (v Version) downgrade() []string {
 	var stmts []string
 	if v < V4_21 {
 		stmts = append(stmts,
-			"ALTER TABLE `kubernetes_cluster` DROP COLUMN `etcd_node_count`",
+			"ALTER TABLE `kubernetes_cluster` DROP COLUMN `etcd_node_count`, DROP COLUMN `control_node_service_offering_id`, "+
+				"DROP COLUMN `worker_node_service_offering_id`, DROP COLUMN `etcd_node_service_offering_id`",
 			"ALTER TABLE `kubernetes_cluster_vm_map` DROP COLUMN `etcd_node`, DROP COLUMN `external_node`, DROP COLUMN `kubernetes_node_version`",
 			"RENAME TABLE `vm_instance_details` TO `user_vm_details`")
 	}
@@ -71,7 +74,8 @@ func (v Version) downgrade() []string {
 		stmts = append(stmts, "ALTER TABLE `kubernetes_cluster` DROP COLUMN `cluster_type`")
 	}
 	if v < V4_17 {
-		stmts = append(stmts, "ALTER TABLE `event` DROP COLUMN `resource_id`, DROP COLUMN `resource_type`")
+		stmts = append(stmts, "ALTER TABLE `event` DROP COLUMN `resource_id`, DROP COLUMN `resource_type`",
+			"ALTER TABLE `service_offering` DROP COLUMN `uuid`, DROP COLUMN `name`, DROP COLUMN `removed`, DROP COLUMN `state`")
 	}
 	if v < V4_16 {
 		stmts = append(stmts,

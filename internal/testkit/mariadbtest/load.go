@@ -116,20 +116,33 @@ func (w *rowSet) tables(v Version) []table {
 	for _, kv := range w.KubernetesVersions {
 		versions.rows = append(versions.rows, []any{kv.ID, kv.UUID, kv.Name, kv.SemanticVersion, "Enabled", kv.Created, removedAt(kv.Removed, kv.Created)})
 	}
-	clusters := table{name: "kubernetes_cluster", cols: []string{"id", "uuid", "name", "zone_id", "network_id", controlCount, "node_count", "account_id", "domain_id", "state", "created", "removed", "kubernetes_version_id"}}
+	offerings := table{name: "service_offering", cols: []string{"id", "uuid", "name", "removed", "state"}}
+	if v < V4_17 {
+		offerings = table{name: "disk_offering", cols: []string{"id", "uuid", "name", "removed"}}
+	}
+	ownOfferings := table{name: "service_offering", cols: []string{"id"}}
+	for _, o := range w.Offerings {
+		if v < V4_17 {
+			offerings.rows = append(offerings.rows, []any{o.ID, o.UUID, o.Name, removedAt(o.Removed, time.Unix(0, 0).UTC())})
+			ownOfferings.rows = append(ownOfferings.rows, []any{o.ID})
+			continue
+		}
+		offerings.rows = append(offerings.rows, []any{o.ID, o.UUID, o.Name, removedAt(o.Removed, time.Unix(0, 0).UTC()), cmp.Or(o.State, "Active")})
+	}
+	clusters := table{name: "kubernetes_cluster", cols: []string{"id", "uuid", "name", "zone_id", "network_id", controlCount, "node_count", "account_id", "domain_id", "state", "created", "removed", "kubernetes_version_id", "service_offering_id"}}
 	if v >= V4_19 {
 		clusters.cols = append(clusters.cols, "cluster_type")
 	}
 	if v >= V4_21 {
-		clusters.cols = append(clusters.cols, "etcd_node_count")
+		clusters.cols = append(clusters.cols, "etcd_node_count", "control_node_service_offering_id", "worker_node_service_offering_id", "etcd_node_service_offering_id")
 	}
 	for _, c := range w.Clusters {
-		row := []any{c.ID, c.UUID, c.Name, c.Zone.ID, nullID(c.Network), c.ControlNodes, c.Nodes, c.Account.ID, c.Domain.ID, c.State, c.Created, removedAt(c.Removed, c.Created), versionID(c.Version)}
+		row := []any{c.ID, c.UUID, c.Name, c.Zone.ID, nullID(c.Network), c.ControlNodes, c.Nodes, c.Account.ID, c.Domain.ID, c.State, c.Created, removedAt(c.Removed, c.Created), versionID(c.Version), offeringID(c.Offering)}
 		if v >= V4_19 {
 			row = append(row, c.Type)
 		}
 		if v >= V4_21 {
-			row = append(row, c.EtcdNodes)
+			row = append(row, c.EtcdNodes, offeringID(c.ControlOffering), offeringID(c.WorkerOffering), offeringID(c.EtcdOffering))
 		}
 		clusters.rows = append(clusters.rows, row)
 	}
@@ -176,7 +189,11 @@ func (w *rowSet) tables(v Version) []table {
 		}
 		events.rows = append(events.rows, row)
 	}
-	return []table{domains, accounts, projects, zones, networks, vms, userVMs, details, versions, clusters, maps, ips, firewall, forwarding, nics, events}
+	tables := []table{domains, accounts, projects, zones, networks, vms, userVMs, details, versions, offerings}
+	if v < V4_17 {
+		tables = append(tables, ownOfferings)
+	}
+	return append(tables, clusters, maps, ips, firewall, forwarding, nics, events)
 }
 
 // insert writes a table's rows with multi-row INSERTs of at most 500 rows.

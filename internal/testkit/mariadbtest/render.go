@@ -52,15 +52,24 @@ type renderer struct {
 	ips      map[string]*ipRow
 	vms      map[int64]*vmRow
 	byUUID   map[string]*vmRow
-	versions map[string]*versionRow // by uuid
-	clusters map[string]*clusterRow // by uuid
+	versions map[string]*versionRow  // by uuid
+	clusters map[string]*clusterRow  // by uuid
+	offers   map[string]*offeringRow // by uuid
 }
 
 func render(cw *cloudstacktest.World) *rowSet {
 	r := &renderer{cw: cw, w: &rowSet{next: make(map[string]int64)}, domains: map[string]*domainRow{},
 		accounts: map[[2]string]*accountRow{}, projects: map[string]*projectRow{}, zones: map[string]*zoneRow{},
 		networks: map[string]*networkRow{}, ips: map[string]*ipRow{}, vms: map[int64]*vmRow{}, byUUID: map[string]*vmRow{},
-		versions: map[string]*versionRow{}, clusters: map[string]*clusterRow{}}
+		versions: map[string]*versionRow{}, clusters: map[string]*clusterRow{}, offers: map[string]*offeringRow{}}
+	for _, o := range cw.ServiceOfferings {
+		if o == nil {
+			continue
+		}
+		row := &offeringRow{ID: o.InternalID, UUID: o.ID, Name: o.Name, State: o.State, Removed: o.Removed}
+		r.offers[o.ID] = row
+		r.w.Offerings = append(r.w.Offerings, row)
+	}
 	for _, v := range cw.KubernetesVersions {
 		if v == nil {
 			continue
@@ -208,7 +217,8 @@ func (r *renderer) cluster(c *cloudstacktest.Cluster) {
 	k := &clusterRow{ID: c.InternalID, UUID: c.ID, Name: c.Name, State: c.State, Type: c.ClusterType,
 		Zone: r.zone(c.ZoneID, c.ZoneName), Network: r.network(c.NetworkID), Account: owner, Domain: domain,
 		ControlNodes: c.ControlNodes, Nodes: c.Size, EtcdNodes: c.EtcdNodes, Created: c.Created,
-		Removed: c.Removed, Version: r.versions[c.KubernetesVersionID]}
+		Removed: c.Removed, Version: r.versions[c.KubernetesVersionID], Offering: r.offers[c.ServiceOfferingID],
+		ControlOffering: r.offers[c.ControlOfferingID], WorkerOffering: r.offers[c.WorkerOfferingID], EtcdOffering: r.offers[c.EtcdOfferingID]}
 	r.clusters[c.ID] = k
 	r.w.Clusters = append(r.w.Clusters, k)
 	flagged := slices.ContainsFunc(c.VMMap, func(id int64) bool { v := r.cw.VMs[id]; return v != nil && v.ControlNode })

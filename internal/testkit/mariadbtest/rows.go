@@ -22,6 +22,7 @@ type rowSet struct {
 	Nics               []*nicRow
 	KubernetesVersions []*versionRow
 	Events             []*eventRow
+	Offerings          []*offeringRow
 
 	next map[string]int64
 }
@@ -85,6 +86,27 @@ type clusterRow struct {
 	// Version is the cluster's Kubernetes version; nil: kubernetes_version_id NULL, as for a
 	// cluster CKS did not deploy (4.19 on).
 	Version *versionRow
+	// Offering is service_offering_id; ControlOffering, WorkerOffering and EtcdOffering the node
+	// types' (4.21 on). nil writes NULL.
+	Offering, ControlOffering, WorkerOffering, EtcdOffering *offeringRow
+}
+
+// offeringRow is a service_offering row; before 4.17 its uuid, name and removed are those of the
+// disk_offering row of the same id (Version.downgrade).
+type offeringRow struct {
+	ID      int64
+	UUID    string
+	Name    string
+	State   string // Active or Inactive (4.17 on)
+	Removed bool
+}
+
+// offeringID is an offering column: NULL without an offering.
+func offeringID(o *offeringRow) any {
+	if o == nil {
+		return nil
+	}
+	return o.ID
 }
 
 // vmRow is a vm_instance row and, unless System, its user_vm row. Removed is the expunge: removed set.

@@ -101,10 +101,32 @@ CREATE TABLE `kubernetes_supported_version` (
   PRIMARY KEY (`id`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8;
 
+-- create-schema.sql: disk offerings, and before 4.17 the uuid, name and removed of each service
+-- offering, whose service_offering row has the same id (from 4.17 the seeding writes none).
+CREATE TABLE `disk_offering` (
+  `id` bigint unsigned NOT NULL auto_increment,
+  `name` varchar(255) NOT NULL,
+  `uuid` varchar(40),
+  `removed` datetime COMMENT 'date removed',
+  PRIMARY KEY (`id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8;
+
+-- create-schema.sql: a service offering's row; from schema-41610to41700.sql (4.17) it has its
+-- own uuid, name, removed and state (Active or Inactive). Before 4.17 a service offering is a
+-- disk_offering row of the same id, which holds its uuid, name and removed (Version.downgrade).
+CREATE TABLE `service_offering` (
+  `id` bigint unsigned NOT NULL,
+  `uuid` varchar(40) UNIQUE DEFAULT NULL,
+  `name` varchar(255) NOT NULL,
+  `removed` datetime DEFAULT NULL COMMENT 'date when service offering was removed',
+  `state` CHAR(40) NOT NULL DEFAULT 'Active' COMMENT 'state of service offering either Active or Inactive',
+  PRIMARY KEY (`id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8;
+
 -- schema-41310to41400.sql (4.14); control_node_count renamed from master_node_count in
 -- schema-41520to41600.sql (4.16); cluster_type in schema-41810to41900.sql (4.19), which also makes
 -- kubernetes_version_id NULL-able (NOT NULL before; the loader writes a NULL only where a test asks); etcd_node_count
--- in schema-42010to42100.sql (4.21).
+-- and the node types' service offerings in schema-42010to42100.sql (4.21).
 CREATE TABLE `kubernetes_cluster` (
   `id` bigint unsigned NOT NULL auto_increment,
   `uuid` varchar(40) DEFAULT NULL,
@@ -121,6 +143,10 @@ CREATE TABLE `kubernetes_cluster` (
   `removed` datetime COMMENT 'date removed or null, if still present',
   `cluster_type` varchar(64) DEFAULT 'CloudManaged' COMMENT 'type of cluster',
   `etcd_node_count` bigint unsigned COMMENT 'number of etcd nodes to be deployed for the Kubernetes cluster',
+  `service_offering_id` bigint unsigned COMMENT 'service offering id for the cluster VM',
+  `control_node_service_offering_id` bigint unsigned COMMENT 'service offering ID for Control Node(s)',
+  `worker_node_service_offering_id` bigint unsigned COMMENT 'service offering ID for Worker Node(s)',
+  `etcd_node_service_offering_id` bigint unsigned COMMENT 'service offering ID for etcd Nodes',
   PRIMARY KEY (`id`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8;
 

@@ -9,7 +9,7 @@ import (
 // Upgrade moves d's schema from 4.19's shape (the 4.19 and 4.20 lines) to 4.21's, with the
 // statements of CloudStack's own upgrade (engine/schema/src/main/resources/META-INF/db/
 // schema-42010to42100.sql at 4.21.0.0, commit f9513b47bf): the columns the exporter reads, added
-// as lines 55 and 61-64 add them, and the VM details table renamed as line 341 renames it. The
+// as lines 52-55 and 61-64 add them, and the VM details table renamed as line 341 renames it. The
 // rows stay; grants stay as the server keeps them (MariaDB keeps a table's grants under its old
 // name). Later loads write 4.21's columns.
 func (d *Database) Upgrade(t testing.TB) {
@@ -21,6 +21,9 @@ func (d *Database) Upgrade(t testing.TB) {
 	defer cancel()
 	for _, stmt := range []string{
 		"ALTER TABLE `kubernetes_cluster` ADD COLUMN `etcd_node_count` bigint unsigned COMMENT 'number of etcd nodes to be deployed for the Kubernetes cluster'",
+		"ALTER TABLE `kubernetes_cluster` ADD COLUMN `control_node_service_offering_id` bigint unsigned COMMENT 'service offering ID for Control Node(s)'",
+		"ALTER TABLE `kubernetes_cluster` ADD COLUMN `worker_node_service_offering_id` bigint unsigned COMMENT 'service offering ID for Worker Node(s)'",
+		"ALTER TABLE `kubernetes_cluster` ADD COLUMN `etcd_node_service_offering_id` bigint unsigned COMMENT 'service offering ID for etcd Nodes'",
 		"ALTER TABLE `kubernetes_cluster_vm_map` ADD COLUMN `etcd_node` tinyint(1) unsigned NOT NULL DEFAULT 0 COMMENT 'indicates if the VM is an etcd node'",
 		"ALTER TABLE `kubernetes_cluster_vm_map` ADD COLUMN `external_node` tinyint(1) unsigned NOT NULL DEFAULT 0 COMMENT 'indicates if the node was imported into the Kubernetes cluster'",
 		"ALTER TABLE `kubernetes_cluster_vm_map` ADD COLUMN `kubernetes_node_version` varchar(40) COMMENT 'version of k8s the cluster node is on'",
