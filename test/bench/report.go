@@ -31,15 +31,21 @@ type bound struct {
 	// timed out yet, so the hanging ones take workers of the one lane.
 	ColdSeconds float64 `json:"cold_seconds"`
 	ColdFormula string  `json:"cold_formula"`
-	// APITarget is the issue's ceiling: 2·⌈VMs/page⌉ + 2·⌈clusters/page⌉ + ⌈rules/page⌉ + 5.
+	// APITarget is the issue's ceiling: 2·⌈VMs/page⌉ + 2·⌈clusters/page⌉ + ⌈rules/page⌉ + 5, plus
+	// the pages of the lists added since (newLists), each paged cloud-wide.
 	APITarget int `json:"api_target"`
 }
 
 func pages(n, size int) int { return max(1, (n+size-1)/size) }
 
+// newLists are the lists the API call target did not know when it was set: the service offerings
+// (issue 33), read cloud-wide.
+var newLists = map[string]bool{"listServiceOfferings": true}
+
 // listPages are the API pages a cycle of the exporter reads, by command, from the world's size
 // alone: clusters and VMs in both scopes (without and with projectid=-1, each at least one call
-// even when empty), port-forwarding rules in the scopes that have clusters. Nothing in it grows
+// even when empty), port-forwarding rules in the scopes that have clusters, the service offerings
+// once (the clusters name them). Nothing in it grows
 // with the clusters but by pages. lowerBound counts them; TestRequestsPerCycle checks them against
 // the calls of the exporter's own cycles.
 func listPages(o options, c world.Counts) map[string]int {
@@ -57,6 +63,9 @@ func listPages(o options, c world.Counts) map[string]int {
 	}
 	if o.includeProjects && c.ProjectClusters > 0 {
 		out["listPortForwardingRules"] += pages(c.ProjectRules, ps)
+	}
+	if c.Offerings > 0 { // every cluster names one: listed once, cloud-wide
+		out["listServiceOfferings"] = pages(c.Offerings, ps)
 	}
 	return out
 }
@@ -101,6 +110,11 @@ func lowerBound(o options, c world.Counts) bound {
 			api, b.Healthy, conc, o.handshake, b.Hanging, o.sshTimeout, conc, b.APISeconds, spread)
 	}
 	b.APITarget = 2*ceilDiv(vms, ps) + 2*ceilDiv(clusters, ps) + ceilDiv(rules, ps) + 5
+	for cmd, n := range listPages(o, c) {
+		if newLists[cmd] {
+			b.APITarget += n
+		}
+	}
 	return b
 }
 
@@ -244,12 +258,12 @@ func (r report) resultsMarkdown(o options) string {
 	fmt.Fprintf(&b, "Measured %s on %s (%d cores, %s GiB), Linux %s, %s; load average at start %s; open files limit %s.\n\n",
 		m.Date, m.CPU, m.NProc, m.MemGiB, m.Kernel, m.GoVersion, m.LoadAvg, m.NoFile)
 	fmt.Fprintf(&b, "Command: `%s`\n\n", r.Command)
-	fmt.Fprintf(&b, "Every world: %s clusters × 3 VMs (1 control, 2 workers; 3 port-forwarding rules each; %s%% of the clusters in projects) "+
+	fmt.Fprintf(&b, "Every world: %s clusters × 3 VMs (1 control, 2 workers; 3 port-forwarding rules each; %s%% of the clusters in projects; %d service offerings) "+
 		"+ %s VMs of no cluster; API latency %s per request; SSH handshake delay %s; %s%% of the control nodes hang until ssh.timeout (%s); "+
 		"%s%% of the clusters have drift, one piece each, of the kinds the API shows in turn (%s). "+
 		"Exporter: check.concurrency as in each row (default %d), cloudstack.page_size %d, include_projects %t, host_key_policy %s, notifier.concurrency %d, "+
 		"the notifier's other settings at their defaults.\n\n",
-		"N", fmt.Sprint(o.projects*100), thousands(o.strays), o.latency, o.handshake, fmt.Sprint(o.hang*100), o.sshTimeout,
+		"N", fmt.Sprint(o.projects*100), world.Offerings, thousands(o.strays), o.latency, o.handshake, fmt.Sprint(o.hang*100), o.sshTimeout,
 		fmt.Sprint(o.drift*100), strings.Join(world.DriftKinds, ", "), o.concurrency, o.pageSize, o.includeProjects, o.hostKeyPolicy, o.notifierConcurrency)
 	if len(o.exporterEnv) > 0 {
 		fmt.Fprintf(&b, "Exporter environment: `%s`.\n\n", strings.Join(o.exporterEnv, " "))

@@ -77,7 +77,9 @@ type Counts struct {
 	ProjectVMs      int `json:"project_vms"`
 	Rules           int `json:"rules"`
 	ProjectRules    int `json:"project_rules"`
-	Hanging         int `json:"hanging"`
+	// Offerings are the service offerings the clusters are deployed with, listed cloud-wide.
+	Offerings int `json:"offerings"`
+	Hanging   int `json:"hanging"`
 	// Drifting clusters, and the findings the exporter must report, by kind.
 	Drifting int            `json:"drifting"`
 	Findings map[string]int `json:"findings"`
@@ -182,7 +184,13 @@ const (
 	kindRule
 	kindIP
 	kindProject
+	kindOffering
 )
+
+// Offerings is how many service offerings the world's clusters share, as a cloud offers a few
+// sizes: cluster i is deployed with offering i mod Offerings, and from 4.21 names it for its
+// workers and the next one for its control nodes (controlofferingid, workerofferingid).
+const Offerings = 12
 
 // fill writes clusters, VMs and rules into the fake's tables, and each cluster's nodes into its
 // control node when there are control nodes (not for CountsOf).
@@ -198,6 +206,12 @@ func (w *World) fill() {
 			vm.DisplayName, vm.DomainID, vm.Domain, vm.ZoneID, vm.ZoneName, vm.Created = vm.Name, domainID, "ROOT", zoneID, zoneName, created
 			return cw.AddVM(vm) // O(1): the id is given
 		}
+		offering := func(i int) string { return uuid(kindOffering, i%Offerings+1) }
+		for k := range Offerings {
+			cw.ServiceOfferings = append(cw.ServiceOfferings, &cloudstacktest.ServiceOffering{InternalID: int64(k + 1), ID: offering(k),
+				Name: fmt.Sprintf("cks-%d-cpu", 2+k), State: "Active"})
+		}
+		w.Counts.Offerings = Offerings
 		cw.Clusters = make([]*cloudstacktest.Cluster, 0, w.Spec.Clusters)
 		for i := range w.Spec.Clusters {
 			name := fmt.Sprintf("cluster-%05d", i+1)
@@ -265,6 +279,7 @@ func (w *World) fill() {
 				ProjectID: projectID, Project: project, NetworkID: network,
 				IPAddress: "127.0.0.1", IPAddressID: uuid(kindIP, i+1),
 				ControlNodes: 1, Size: size, Created: clusterCreated,
+				ServiceOfferingID: offering(i), WorkerOfferingID: offering(i), ControlOfferingID: offering(i + 1),
 			}
 			for _, v := range vms {
 				c.VMMap = append(c.VMMap, v.InternalID)
