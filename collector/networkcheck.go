@@ -111,7 +111,7 @@ func compareAPIRules(c Cluster, r *NetworkRules) (string, []string) {
 				outside = append(outside, name)
 			}
 		}
-		if len(outside) == 0 {
+		if len(outside) == 0 || !lb.VMsRead {
 			return lb.AddressID, nil
 		}
 		slices.Sort(outside)

@@ -32,7 +32,7 @@ func rulesCluster(typ NetworkType, apiLB, etcd bool) Cluster {
 		c.Mapped = append(c.Mapped, MappedVM{ID: "e1", Name: "prod-etcd-1-18fe7619004", State: "Running", Created: old, Etcd: true})
 		r.Forwarding = append(r.Forwarding, pf("pf4", "e1", 50000, 22))
 	}
-	lb := BalancingRule{ID: "lb1", AddressID: "ip1", Protocol: "tcp", PublicPort: 6443, PrivatePort: 6443, VMIDs: []string{"c1"}}
+	lb := BalancingRule{ID: "lb1", AddressID: "ip1", Protocol: "tcp", PublicPort: 6443, PrivatePort: 6443, VMIDs: []string{"c1"}, VMsRead: true}
 	switch typ {
 	case NetworkIsolated:
 		r.Firewall = []FirewallRule{{ID: "fw1", AddressID: "ip1", Protocol: "tcp", StartPort: 2222, EndPort: 2224},
@@ -135,6 +135,11 @@ func TestCompareRules(t *testing.T) {
 			c.Rules.Balancing[0].VMIDs = []string{"w1"}
 			return c
 		}, want: []want{{"", "control VM prod-control-18fe7619001 behind the load-balancer rule api-lb"}}},
+		{name: "the VMs behind api-lb not read (the API source): not compared", c: func() Cluster {
+			c := rulesCluster(NetworkIsolated, true, false)
+			c.Rules.Balancing[0].VMIDs, c.Rules.Balancing[0].VMsRead = nil, false
+			return c
+		}},
 		{name: "the API's firewall rule is gone", c: func() Cluster {
 			c := rulesCluster(NetworkIsolated, true, false)
 			c.Rules.Firewall = without(c.Rules.Firewall, func(f FirewallRule) bool { return f.StartPort == 6443 })

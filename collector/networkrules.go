@@ -51,11 +51,13 @@ type ForwardingRule struct {
 }
 
 // BalancingRule is a load-balancer rule of a public address, with the VMs assigned to it
-// (listLoadBalancerRuleInstances; load_balancer_vm_map).
+// (load_balancer_vm_map) when VMsRead: the API lists them one rule at a time only
+// (listLoadBalancerRuleInstances), which the API source does not do.
 type BalancingRule struct {
 	ID, AddressID, Protocol string
 	PublicPort, PrivatePort int
 	VMIDs                   []string
+	VMsRead                 bool
 }
 
 // ACLItem is an item of a VPC tier's network ACL.

@@ -24,6 +24,12 @@ var apiCommands = []apiCommand{
 	{name: "listKubernetesClusters", calledWith: always, needed: true},
 	{name: "listVirtualMachines", calledWith: apiInventory, needed: true},
 	{name: "listPortForwardingRules", calledWith: apiInventory, needed: true},
+	// Without them, the network side (network_rule_missing) is not compared: the rules of the
+	// clusters' networks, each listed cloud-wide (collector/inventory/api/rules.go).
+	{name: "listNetworks", calledWith: apiInventory},
+	{name: "listFirewallRules", calledWith: apiInventory},
+	{name: "listLoadBalancerRules", calledWith: apiInventory},
+	{name: "listNetworkACLs", calledWith: apiInventory},
 	// Without it, kubelet versions are not compared.
 	{name: "listKubernetesSupportedVersions", calledWith: apiInventory},
 	// Without it, the clusters' service offerings are not compared (offering_missing).

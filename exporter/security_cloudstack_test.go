@@ -82,7 +82,8 @@ func TestCloudStackAllowList(t *testing.T) {
 	}
 
 	allowed := []string{"listKubernetesClusters", "listVirtualMachines", "listPortForwardingRules", "listKubernetesSupportedVersions", "listServiceOfferings", "queryAsyncJobResult",
-		"generateAlert", "listAlerts", "archiveAlerts", "addAnnotation", "listAnnotations", "listEvents"}
+		"generateAlert", "listAlerts", "archiveAlerts", "addAnnotation", "listAnnotations", "listEvents",
+		"listNetworks", "listFirewallRules", "listLoadBalancerRules", "listNetworkACLs"} // the network side's lists
 	clusterIDs := make(map[string]bool)
 	for _, c := range cs {
 		clusterIDs[c.ID] = true

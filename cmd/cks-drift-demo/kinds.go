@@ -27,7 +27,7 @@ var notShown = map[collector.Kind]string{
 	collector.KindMappedVMMissing:    "needs the database source, which reads the map rows, and the demo reads the simulated API; scenario 3 of docs/scenarios.md",
 	collector.KindVMMapIncomplete:    "left out to keep the demo within its alert cap; scenario 3 of docs/scenarios.md, through the API",
 	collector.KindNodeWithoutVM:      "left out to keep the demo within its alert cap; TestCompare/node_that_matches_no_VM",
-	collector.KindNetworkRuleMissing: "the simulated cloud reads no network rules through this demo's source yet; TestCompareRules",
+	collector.KindNetworkRuleMissing: "the demo's clusters are made without CKS's other network rules (simulator.ClusterSpec.NetworkRules); TestNetworkRuleMissingThroughTheAPI",
 }
 
 // printNotShown lists the kinds the demo leaves out, with why, in the declared order.

@@ -44,8 +44,8 @@ var newLists = map[string]bool{"listServiceOfferings": true}
 
 // listPages are the API pages a cycle of the exporter reads, by command, from the world's size
 // alone: clusters and VMs in both scopes (without and with projectid=-1, each at least one call
-// even when empty), port-forwarding rules in the scopes that have clusters, the service offerings
-// once (the clusters name them). Nothing in it grows
+// even when empty), port-forwarding rules and the network side's lists in the scopes that have
+// clusters, the service offerings once (the clusters name them). Nothing in it grows
 // with the clusters but by pages. lowerBound counts them; TestRequestsPerCycle checks them against
 // the calls of the exporter's own cycles.
 func listPages(o options, c world.Counts) map[string]int {
@@ -66,6 +66,17 @@ func listPages(o options, c world.Counts) map[string]int {
 	}
 	if c.Offerings > 0 { // every cluster names one: listed once, cloud-wide
 		out["listServiceOfferings"] = pages(c.Offerings, ps)
+	}
+	// The network side's lists, in the same scopes (collector/inventory/api/rules.go): this world
+	// records no networks rows and no other rules, so each is one empty page per scope, and no
+	// VPC tier makes the ACL items listed.
+	for _, command := range []string{"listNetworks", "listFirewallRules", "listLoadBalancerRules"} {
+		if c.Clusters > 0 {
+			out[command] += pages(0, ps)
+		}
+		if o.includeProjects && c.ProjectClusters > 0 {
+			out[command] += pages(0, ps)
+		}
 	}
 	return out
 }

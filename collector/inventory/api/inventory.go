@@ -39,14 +39,22 @@ func (s *Source) Inventory(ctx context.Context) (collector.Inventory, error) {
 	}
 	inv, byID := joinVMs(vms)
 	joinLegacy(clusters, byID)
+	// The port-forwarding rules give the SSH address and are rules of the network side: listed
+	// in every scope that has clusters. Without them no SSH address is known, unless ssh.port
+	// names the port; then only the network side goes unread.
 	var rules []pfRule
-	if ruleScopes := s.scopesOf(clusters, func(r clusterRow) bool { return s.opts.SSHPort == 0 && r.controlID != "" }); len(ruleScopes) > 0 {
-		rules, err = portForwardingRules(c, ruleScopes, size, nil)
-		if err != nil {
-			return collector.Inventory{}, err
+	var rulesErr error
+	ruleScopes := s.scopesOf(clusters, func(clusterRow) bool { return true })
+	if len(ruleScopes) > 0 {
+		rules, rulesErr = portForwardingRules(c, ruleScopes, size, nil)
+		if rulesErr != nil && s.opts.SSHPort == 0 {
+			return collector.Inventory{}, rulesErr
 		}
 	}
-	ssh := indexRules(rules)
+	var ssh map[string][]collector.SSHRule
+	if s.opts.SSHPort == 0 { // with ssh.port the rules give no SSH address
+		ssh = indexRules(rules)
+	}
 	var nat map[string]string
 	if natScopes := s.scopesOf(clusters, func(r clusterRow) bool { return needsSourceNAT(r, ssh) }); len(natScopes) > 0 {
 		if nat, err = sourceNAT(c, natScopes, size, nil); err != nil {
@@ -56,6 +64,7 @@ func (s *Source) Inventory(ctx context.Context) (collector.Inventory, error) {
 	s.addVersions(c, clusters)
 	s.addClusters(&inv, clusters, ssh, nat)
 	inv.Offerings = s.offers.read(c, size, inv.Clusters, s.opts.Logger)
+	networkRules(c, ruleScopes, size, inv.Clusters, rules, rulesErr)
 	s.ops.operationStarts(c, inv.Clusters)
 	return inv, nil
 }

@@ -91,15 +91,19 @@ func TestInventoryCallsGrowWithPages(t *testing.T) {
 		want            map[string]int // calls by command
 	}{
 		{name: "1 cluster", clusters: 1, pageSize: 500,
-			want: map[string]int{"listKubernetesClusters": 1, "listVirtualMachines": 1, "listPortForwardingRules": 1}},
+			want: map[string]int{"listKubernetesClusters": 1, "listVirtualMachines": 1, "listPortForwardingRules": 1,
+				"listNetworks": 1, "listFirewallRules": 1, "listLoadBalancerRules": 1}},
 		{name: "50 clusters", clusters: 50, pageSize: 500,
-			want: map[string]int{"listKubernetesClusters": 1, "listVirtualMachines": 1, "listPortForwardingRules": 1}},
+			want: map[string]int{"listKubernetesClusters": 1, "listVirtualMachines": 1, "listPortForwardingRules": 1,
+				"listNetworks": 1, "listFirewallRules": 1, "listLoadBalancerRules": 1}},
 		{name: "50 clusters with projects", clusters: 50, pageSize: 500, includeProjects: true,
-			// No project cluster sits behind a public IP: the projects' rules are not needed.
-			want: map[string]int{"listKubernetesClusters": 2, "listVirtualMachines": 2, "listPortForwardingRules": 1}},
+			// No cluster belongs to a project: the projects' rules are not needed.
+			want: map[string]int{"listKubernetesClusters": 2, "listVirtualMachines": 2, "listPortForwardingRules": 1,
+				"listNetworks": 1, "listFirewallRules": 1, "listLoadBalancerRules": 1}},
 		{name: "50 clusters, pages of 20", clusters: 50, pageSize: 20,
-			// 50 clusters, 150 VMs, 50 rules
-			want: map[string]int{"listKubernetesClusters": 3, "listVirtualMachines": 8, "listPortForwardingRules": 3}},
+			// 50 clusters, 150 VMs, 50 rules; the networks are not described, so none is listed
+			want: map[string]int{"listKubernetesClusters": 3, "listVirtualMachines": 8, "listPortForwardingRules": 3,
+				"listNetworks": 1, "listFirewallRules": 1, "listLoadBalancerRules": 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

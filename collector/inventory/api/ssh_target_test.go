@@ -66,9 +66,10 @@ func TestInventorySSHTarget(t *testing.T) {
 		{name: "shared network", wantNIC: true, wantPort: 22, wantCalls: 1},
 		{name: "shared network, etcd node mapped before the controls", etcdFirst: true, wantNIC: true, wantPort: 22, wantCalls: 1},
 		{name: "shared network, first control expunged", expunged: true, wantNIC: true, wantPort: 22, wantCalls: 1},
-		{name: "isolated, SSHPort overrides", isolated: true, sshPort: 2022,
+		// With ssh.port the rules give no SSH address, but are still read for the network side.
+		{name: "isolated, SSHPort overrides", isolated: true, sshPort: 2022, wantCalls: 1,
 			rules: []rule{{ipID: publicIPID, public: 2230, priv: 22, vm: 0}}, wantPort: 2022},
-		{name: "shared network, SSHPort overrides", sshPort: 2022, wantNIC: true, wantPort: 2022},
+		{name: "shared network, SSHPort overrides", sshPort: 2022, wantNIC: true, wantPort: 2022, wantCalls: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,19 +2,37 @@ package api
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 )
 
-// pfRule is a port-forwarding rule as far as the SSH port of a control node needs it.
+// pfRule is a port-forwarding rule as far as the SSH port of a control node and the network
+// side need it.
 type pfRule struct {
 	id, ipAddressID, ipAddress, vmID string
 	publicPort, privatePort          string
+	networkID, protocol              string
+	state                            text
 }
 
 func toRule(r *wireRule) pfRule {
+	protocol := string(r.Protocol)
+	if protocol == "" {
+		protocol = "tcp" // CKS's rules are TCP (provisionPublicIpPortForwardingRule)
+	}
 	return pfRule{id: string(r.ID), ipAddressID: string(r.IPAddressID), ipAddress: string(r.IPAddress),
-		vmID: string(r.VMID), publicPort: string(r.PublicPort), privatePort: string(r.PrivatePort)}
+		vmID: string(r.VMID), publicPort: string(r.PublicPort), privatePort: string(r.PrivatePort),
+		networkID: string(r.NetworkID), protocol: protocol, state: r.State}
+}
+
+// atoi reads a port; anything but a port reads as 0, which no rule CKS makes has.
+func atoi(s string) int {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n <= 0 || n > 65535 {
+		return 0
+	}
+	return n
 }
 
 // indexRules keeps, per VM uuid, its rules to port 22 in the order they were listed.

@@ -199,6 +199,9 @@ type wireRule struct {
 	VMID        text `json:"virtualmachineid"`
 	PublicPort  text `json:"publicport"`
 	PrivatePort text `json:"privateport"`
+	NetworkID   text `json:"networkid"`
+	Protocol    text `json:"protocol"`
+	State       text `json:"state"`
 }
 
 // wireIP is the part of IPAddressResponse the 4.14 source-NAT lookup reads.

@@ -24,9 +24,15 @@ type ClusterSpec struct {
 	Etcd               int
 	// Shared puts the cluster on a shared network: no source NAT address, no port forwarding; the
 	// nodes are reached on their own addresses.
-	Shared  bool
-	Created time.Time
-	State   string // Running when empty
+	Shared bool
+	// VPC puts the cluster on a VPC tier whose ACL list is ACLID (DefaultAllowACL: default_allow;
+	// empty: a list of the tier's own); Conserve is a tier offering in conserve mode, where CKS
+	// balances the API (from 4.20) instead of forwarding it.
+	VPC      bool
+	ACLID    string
+	Conserve bool
+	Created  time.Time
+	State    string // Running when empty
 	// Pre416 names the control VMs <name>-master (one) or <name>-master-<i> (several) and the
 	// workers <name>-node-<i>, as releases before 4.16 did.
 	Pre416 bool
@@ -44,8 +50,14 @@ type ClusterSet struct {
 	Control []*VM
 	Workers []*VM
 	Etcd    []*VM
-	IP      *PublicIP // the network's source NAT address; nil on a shared network
+	IP      *PublicIP // the network's source NAT address (a VPC tier's public address); nil on a shared network
 	Rules   []*PortForwardingRule
+	// Firewall, Balancing and ACL are the other rules CKS created (AddCKSRules): the SSH range
+	// and the API's firewall rules, the API's load-balancer rule, the tier's ACL items.
+	Firewall  []*FirewallRule
+	Balancing *LoadBalancerRule
+	ACL       []*NetworkACLItem
+	Network   *Network
 }
 
 // VMs returns the cluster's VMs in map order.
@@ -59,22 +71,31 @@ func (s *ClusterSet) VMs() []*VM {
 // BuildCluster adds a cluster the way CKS builds one, in ROOT and zone1: its network; VMs named
 // <name>-control-<hex>, <name>-etcd-<i>-<hex> and <name>-node-<hex>, each with its own address on
 // the network and its map row flagged as CKS flags it, control nodes first, then etcd nodes,
-// then workers. On an isolated network also the source NAT address and a port-forwarding rule
-// per VM, public port 2222+i to 22, in map order.
+// then workers. On an isolated network (or a VPC tier) also the source NAT address (the tier's
+// public address) and a port-forwarding rule per VM, public port 2222+i to 22, in map order, and
+// the other rules CKS creates (AddCKSRules); its networks row (Networks) in every case.
 func (w *World) BuildCluster(spec ClusterSpec) *ClusterSet {
 	if spec.State == "" {
 		spec.State = "Running"
 	}
 	n := len(w.Clusters) + 1
 	network := w.newUUID()
-	if spec.Shared {
-		w.Networks = append(w.Networks, &Network{ID: network, GuestType: "Shared"})
+	net := &Network{ID: network, GuestType: "Isolated", Account: spec.Account, ProjectID: spec.ProjectID}
+	switch {
+	case spec.Shared:
+		net = &Network{ID: network, GuestType: "Shared"}
+	case spec.VPC:
+		net.VPCID, net.ACLID = w.networkUUID(), spec.ACLID
+		if net.ACLID == "" {
+			net.ACLID = w.networkUUID()
+		}
 	}
+	w.Networks = append(w.Networks, net)
 	c := Cluster{Name: spec.Name, State: spec.State, ZoneID: Zone1ID, ZoneName: "zone1", Account: spec.Account,
 		DomainID: RootDomainID, Domain: "ROOT", ProjectID: spec.ProjectID, Project: spec.Project, NetworkID: network,
 		ControlNodes: int64(spec.Control), Size: int64(spec.Workers), EtcdNodes: int64(spec.Etcd), Created: spec.Created,
 		ServiceOfferingID: spec.Offering}
-	s := &ClusterSet{}
+	s := &ClusterSet{Network: net}
 	prefix := strings.ToLower(spec.Name)
 	stamp := spec.Created.UnixMilli()
 	control := func(i int) string { return fmt.Sprintf("%s-control-%x", prefix, stamp+int64(i)) }
@@ -121,6 +142,7 @@ func (w *World) BuildCluster(spec ClusterSpec) *ClusterSet {
 				PublicPort: 2222 + i, PrivatePort: 22, VirtualMachineID: vm.ID, NetworkID: network,
 				Account: c.Account, DomainID: c.DomainID, ProjectID: c.ProjectID}))
 		}
+		w.AddCKSRules(s, net, spec.Conserve)
 	}
 	return s
 }

@@ -16,17 +16,21 @@ type World struct {
 	Clusters            []*Cluster    // kubernetes_cluster rows, in id order
 	VMs                 map[int64]*VM // vm_instance rows by internal id
 	PortForwardingRules []*PortForwardingRule
-	Alerts              []*Alert
-	Annotations         []*Annotation
-	Events              []*Event // see AddEvent
+	// FirewallRules, LoadBalancerRules and NetworkACLItems are the other rules of the networks
+	// (netrules.go); BuildCluster adds those CKS creates.
+	FirewallRules     []*FirewallRule
+	LoadBalancerRules []*LoadBalancerRule
+	NetworkACLItems   []*NetworkACLItem
+	Alerts            []*Alert
+	Annotations       []*Annotation
+	Events            []*Event // see AddEvent
 	// Webhooks and WebhookDeliveries are the webhook plugin's rows (4.20 on; webhooks.go).
 	Webhooks          []*WebhookRecord
 	WebhookDeliveries []*DeliveryRecord
 
 	PublicIPs []*PublicIP
 	// Networks are the networks rows a test describes; a network the rows name but this list
-	// does not is an Isolated one. The API lists none of them (the exporter reads no network),
-	// the database source reads their guest type.
+	// does not is an Isolated one to the database source, and is not listed by listNetworks.
 	Networks []*Network
 
 	// KubernetesVersions are the kubernetes_supported_version rows (kubeversions.go).
@@ -44,6 +48,9 @@ type World struct {
 	MaxPageSize int
 
 	seq int64 // last number handed out by newUUID
+	// ruleSeq numbers what BuildCluster adds beyond the rows it always made (networkUUID), so
+	// that the uuids of the VMs, clusters and addresses stay what tests know them as.
+	ruleSeq int64
 
 	// sorted caches sortedVMs until the next Server.Update (the only way the rows change while
 	// the server serves): the scale benchmark pages through fifty thousand VMs, and sorting them
@@ -146,10 +153,15 @@ type NIC struct {
 }
 
 // Network is a networks row: GuestType is Isolated or Shared (a cluster on a shared network has
-// no source NAT address and its nodes are reached on their own addresses).
+// no source NAT address and its nodes are reached on their own addresses). A VPC tier has a
+// VPCID and its ACL list's ACLID (DefaultAllowACL for default_allow); Routed is a network of a
+// routed offering (4.20 on), where CKS creates no rules.
 type Network struct {
-	ID        string
-	GuestType string
+	ID                 string
+	GuestType          string
+	VPCID, ACLID       string
+	Routed             bool
+	Account, ProjectID string
 }
 
 // ExtraDHCPOption is a nic_extra_dhcp_options row.

@@ -94,6 +94,11 @@ type ClusterSpec struct {
 	// VPCTier reaches the cluster the way 4.18.1+ reaches one on a VPC tier: through a public IP
 	// of its own, while the cluster answer's ipaddress (the VPC's source NAT) leads nowhere.
 	VPCTier bool
+	// NetworkRules gives the cluster the rest of the rules CKS creates on an isolated network
+	// (cloudstacktest.World.AddCKSRules) and its networks row, so that the network side is
+	// compared: port-forwarding rules to port 22 of the other VMs (from 2223), the firewall
+	// rules of the SSH ports, of the control VM's SSH server's port and of 6443, and api-lb.
+	NetworkRules bool
 	// ExtraDHCP gives the first worker's NIC an extra DHCP option.
 	ExtraDHCP bool
 	// KubernetesVersion is the semantic version of the cluster's Kubernetes version in
@@ -173,9 +178,12 @@ func (s *Simulator) AddCluster(spec ClusterSpec) (Cluster, error) {
 		}
 		c.KubernetesVersionID = w.KubernetesVersionOf(spec.KubernetesVersion).ID
 		stored := w.AddCluster(c)
-		w.AddPortForwardingRule(cloudstacktest.PortForwardingRule{IPAddressID: ruleIPID, IPAddress: ruleIP,
+		sshRule := w.AddPortForwardingRule(cloudstacktest.PortForwardingRule{IPAddressID: ruleIPID, IPAddress: ruleIP,
 			PublicPort: node.Port(), PrivatePort: 22, VirtualMachineID: vms[0].ID, NetworkID: stored.NetworkID,
 			Account: account, DomainID: domainID, ProjectID: spec.ProjectID})
+		if spec.NetworkRules {
+			addNetworkRules(w, stored, vms, spec.Controls, sshRule)
+		}
 		out = Cluster{ID: stored.ID, Name: stored.Name, Control: vms[0].Name}
 		for _, v := range vms {
 			out.VMs = append(out.VMs, v.Name)

@@ -1,0 +1,185 @@
+package api
+
+import (
+	"strings"
+
+	cs "github.com/apache/cloudstack-go/v2/cloudstack"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/cloudstackapi"
+)
+
+// The parts of NetworkResponse, FirewallResponse, LoadBalancerResponse and NetworkACLItemResponse
+// the network side reads (api module, read at 4.19.0.0 and 4.21.0.0; ip4routing since 4.20.0,
+// set by ApiResponseHelper.createNetworkResponse for a network of a routed offering).
+type wireNetwork struct {
+	ID         text `json:"id"`
+	Type       text `json:"type"`
+	VPCID      text `json:"vpcid"`
+	ACLID      text `json:"aclid"`
+	ACLName    text `json:"aclname"`
+	IP4Routing text `json:"ip4routing"`
+}
+
+type wireFirewall struct {
+	ID          text   `json:"id"`
+	IPAddressID text   `json:"ipaddressid"`
+	NetworkID   text   `json:"networkid"`
+	Protocol    text   `json:"protocol"`
+	StartPort   number `json:"startport"`
+	EndPort     number `json:"endport"`
+	State       text   `json:"state"`
+}
+
+type wireBalancer struct {
+	ID          text   `json:"id"`
+	PublicIPID  text   `json:"publicipid"`
+	NetworkID   text   `json:"networkid"`
+	PublicPort  number `json:"publicport"`
+	PrivatePort number `json:"privateport"`
+	Protocol    text   `json:"protocol"`
+	State       text   `json:"state"`
+}
+
+type wireACLItem struct {
+	ID          text   `json:"id"`
+	ACLID       text   `json:"aclid"`
+	Protocol    text   `json:"protocol"`
+	StartPort   number `json:"startport"`
+	EndPort     number `json:"endport"`
+	TrafficType text   `json:"traffictype"`
+	Action      text   `json:"action"`
+	State       text   `json:"state"`
+}
+
+// networkRules reads the rules of every network the clusters are on, each list once and paged
+// over the whole cloud (listNetworks, listFirewallRules, listLoadBalancerRules, listNetworkACLs;
+// the port-forwarding rules are pf, already read), and gives each cluster those of its own
+// network (pf failed with pfErr: every cluster's rules unread). Nothing grows with the clusters
+// but by pages: the API has no cloud-wide list of a load
+// balancer's VMs (listLoadBalancerRuleInstances takes one rule), so whether the control VMs are
+// behind api-lb is left to the database source. A list that fails leaves every cluster's rules
+// unread, with the error, and fails nothing else.
+func networkRules(c *cs.CloudStackClient, scopes []string, size int, clusters []collector.Cluster, pf []pfRule, pfErr error) {
+	if len(clusters) == 0 || len(scopes) == 0 {
+		return
+	}
+	unread := func(err error) {
+		for i := range clusters {
+			clusters[i].Rules = &collector.NetworkRules{Err: err.Error()}
+		}
+	}
+	if pfErr != nil {
+		unread(pfErr)
+		return
+	}
+	networks, err := listScopes(scopes, "networks", func(n wireNetwork) string { return string(n.ID) },
+		listPages(c, "listNetworks", "network", cloudstackapi.Total, size, nil, func(n *wireNetwork) wireNetwork { return *n }))
+	if err != nil {
+		unread(err)
+		return
+	}
+	firewall, err := listScopes(scopes, "firewall rules", func(f wireFirewall) string { return string(f.ID) },
+		listPages(c, "listFirewallRules", "firewallrule", cloudstackapi.Total, size, nil, func(f *wireFirewall) wireFirewall { return *f }))
+	if err != nil {
+		unread(err)
+		return
+	}
+	balancing, err := listScopes(scopes, "load balancer rules", func(b wireBalancer) string { return string(b.ID) },
+		listPages(c, "listLoadBalancerRules", "loadbalancerrule", cloudstackapi.Total, size, nil, func(b *wireBalancer) wireBalancer { return *b }))
+	if err != nil {
+		unread(err)
+		return
+	}
+	var acl []wireACLItem
+	if hasTier(networks) {
+		// ACL items belong to ACL lists, not to accounts: one listing, without projects.
+		if acl, err = listScopes([]string{""}, "network ACL items", func(a wireACLItem) string { return string(a.ID) },
+			listPages(c, "listNetworkACLs", "networkacl", cloudstackapi.Total, size, nil, func(a *wireACLItem) wireACLItem { return *a })); err != nil {
+			unread(err)
+			return
+		}
+	}
+	byNetwork := groupRules(networks, firewall, balancing, acl, pf)
+	for i := range clusters {
+		r, ok := byNetwork[clusters[i].NetworkID]
+		if !ok {
+			clusters[i].Rules = &collector.NetworkRules{Err: "the cluster's network is not listed"}
+			continue
+		}
+		clusters[i].Rules = r
+	}
+}
+
+// hasTier reports whether a network is a VPC tier, whose ACL items are then listed.
+func hasTier(networks []wireNetwork) bool {
+	for _, n := range networks {
+		if n.VPCID != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// groupRules files each rule under its network (rules being revoked are gone already), and the
+// ACL items under the tiers of their list. Each network's rules are its own: a rule counts for a
+// cluster only by the network CloudStack records for it.
+func groupRules(networks []wireNetwork, firewall []wireFirewall, balancing []wireBalancer, acl []wireACLItem, pf []pfRule) map[string]*collector.NetworkRules {
+	out := make(map[string]*collector.NetworkRules, len(networks))
+	byACL := make(map[string][]*collector.NetworkRules)
+	for _, n := range networks {
+		r := &collector.NetworkRules{Type: networkType(n)}
+		if r.Type == collector.NetworkVPCTier {
+			r.ACLDefaultAllow = string(n.ACLName) == "default_allow"
+			byACL[string(n.ACLID)] = append(byACL[string(n.ACLID)], r)
+		}
+		out[string(n.ID)] = r
+	}
+	for _, f := range firewall {
+		if r := out[string(f.NetworkID)]; r != nil && !revoked(f.State) {
+			r.Firewall = append(r.Firewall, collector.FirewallRule{ID: string(f.ID), AddressID: string(f.IPAddressID),
+				Protocol: string(f.Protocol), StartPort: int(f.StartPort), EndPort: int(f.EndPort)})
+		}
+	}
+	for _, b := range balancing {
+		if r := out[string(b.NetworkID)]; r != nil && !revoked(b.State) {
+			r.Balancing = append(r.Balancing, collector.BalancingRule{ID: string(b.ID), AddressID: string(b.PublicIPID),
+				Protocol: string(b.Protocol), PublicPort: int(b.PublicPort), PrivatePort: int(b.PrivatePort)})
+		}
+	}
+	for _, a := range acl {
+		if revoked(a.State) {
+			continue
+		}
+		item := collector.ACLItem{ID: string(a.ID), Protocol: string(a.Protocol), StartPort: int(a.StartPort), EndPort: int(a.EndPort),
+			Ingress: strings.EqualFold(string(a.TrafficType), "Ingress"), Allow: strings.EqualFold(string(a.Action), "Allow")}
+		for _, r := range byACL[string(a.ACLID)] {
+			r.ACL = append(r.ACL, item)
+		}
+	}
+	for _, p := range pf {
+		if r := out[p.networkID]; r != nil && !revoked(p.state) {
+			r.Forwarding = append(r.Forwarding, collector.ForwardingRule{ID: p.id, AddressID: p.ipAddressID, Address: p.ipAddress,
+				Protocol: p.protocol, VMID: p.vmID, PublicPort: atoi(p.publicPort), PrivatePort: atoi(p.privatePort)})
+		}
+	}
+	return out
+}
+
+// networkType is what CKS does on a network (KubernetesClusterStartWorker
+// .setupKubernetesClusterNetworkRules): nothing on a shared, L2 or routed one, a tier's rules on
+// a VPC tier, an isolated network's else.
+func networkType(n wireNetwork) collector.NetworkType {
+	switch {
+	case !strings.EqualFold(string(n.Type), "Isolated") || n.IP4Routing != "":
+		return collector.NetworkDirect
+	case n.VPCID != "":
+		return collector.NetworkVPCTier
+	default:
+		return collector.NetworkIsolated
+	}
+}
+
+// revoked reports whether a rule is on its way out (state Revoke): CKS's next operation does not
+// find it either.
+func revoked(state text) bool { return strings.EqualFold(string(state), "Revoke") }
