@@ -71,6 +71,9 @@ type CauseEvent struct {
 	DomainID, Domain, ProjectID  string
 	ResourceID, ResourceType     string
 	Created                      time.Time
+	// ByOwner: the source matched the event's account with the cluster's owner's by its
+	// internal id (the database), where the API names them.
+	ByOwner bool
 }
 
 // CauseWant is a new finding whose cause a source looks up: the events of Types whose resource is
@@ -104,7 +107,7 @@ func (w CauseWant) Explains(e CauseEvent) bool {
 	case e.Created.IsZero() || e.Created.Before(w.Since):
 		return false
 	}
-	return w.Cluster.OwnsEvent(e.Account, e.DomainID, e.ProjectID) || AdminEvent(e)
+	return e.ByOwner || w.Cluster.OwnsEvent(e.Account, e.DomainID, e.ProjectID) || AdminEvent(e)
 }
 
 // AdminEvent reports whether e was recorded under the operator's built-in accounts: "admin" (the

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/cloudstacktest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/mariadbtest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
 )
 
@@ -116,5 +117,40 @@ func TestWebhookEventIsTheCause(t *testing.T) {
 	}
 	if byID != 1 || byResource != 0 {
 		t.Errorf("listEvents by id %d times and by resource %d times, want 1 and 0", byID, byResource)
+	}
+}
+
+// TestFindingCauseFromTheDatabase: with inventory.source database the cause comes from the event
+// table, read as the account the documented grants make: a worker destroyed by its owner has its
+// VM.DESTROY, named by account (the user table, which holds credentials, is not read), in
+// /findings and at the end of its annotation; another tenant's newer event on the VM is not used.
+func TestFindingCauseFromTheDatabase(t *testing.T) {
+	db := mariadbtest.Start(t) // skips without MariaDB (fails in CI)
+	e, cs := newEnv(t, simulator.ClusterSpec{Name: "test"})
+	d, _, _ := e.startOnDatabase(db, "  interval: 100ms\n")
+	e.nextCycles(1)
+	at := time.Now().UTC().Add(-time.Minute).Truncate(time.Second)
+	var destroy *cloudstacktest.Event
+	var account string
+	e.sim.CloudStack.Update(func(w *cloudstacktest.World) {
+		vm := w.VMByName(cs[0].VMs[1])
+		vm.State = "Destroyed"
+		c := w.ClusterByName("test")
+		account = c.Account
+		destroy = w.AddEvent(cloudstacktest.Event{Type: "VM.DESTROY", State: "Completed", Description: "Destroying Vm. Vm Id: " + vm.ID,
+			ResourceID: vm.ID, ResourceType: "VirtualMachine", Created: at}.Of(c))
+		w.AddEvent(cloudstacktest.Event{Type: "VM.DESTROY", State: "Completed", Account: "mallory", DomainID: c.DomainID, Domain: c.Domain,
+			Description: "forged", ResourceID: vm.ID, ResourceType: "VirtualMachine", Created: at.Add(30 * time.Second)})
+	})
+	e.reload(d)
+	e.waitFor("the finding", func() bool { return len(e.findings()) == 1 })
+	e.nextCycles(2)
+	r, _ := e.findingsReport()
+	if c := r.Clusters[0].Findings[0].Cause; c.EventID != destroy.ID || c.Account != account || c.Username != "" {
+		t.Errorf("/findings cause = %+v, want the owner's VM.DESTROY %s by account %s", c, destroy.ID, account)
+	}
+	suffix := ". Last change: VM.DESTROY by " + account + " at " + at.Format(time.RFC3339)
+	if w := e.writes(); count(w, "addAnnotation [WARN] ") != 1 || !strings.HasSuffix(w[0], suffix) {
+		t.Errorf("annotations %q, want one ending %q", w, suffix)
 	}
 }

@@ -18,7 +18,7 @@ var readTables = []struct{ name, loss string }{
 	{name: "account"}, {name: "domain"}, {name: "projects"}, {name: "data_center"}, {name: "networks"},
 	{name: "user_ip_address"}, {name: "firewall_rules"}, {name: "port_forwarding_rules"}, {name: "nics"},
 	{name: "kubernetes_supported_version", loss: "kubelet versions are not compared"},
-	{name: "event", loss: "a stuck cluster's operation start is not read"},
+	{name: "event", loss: "a stuck cluster's operation start is not read, and findings have no cause"},
 	{name: "service_offering", loss: "the clusters' service offerings are not compared"},
 	{name: "disk_offering", loss: "the clusters' service offerings are not compared before CloudStack 4.17"},
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/mariadbtest"
 )
 
@@ -74,6 +75,9 @@ func TestQueriesNameWhatCloudStackHas(t *testing.T) {
 			stmts := cycleStatements(c)
 			if len(stmts) != statementsPerCycle-1 {
 				t.Fatalf("%d statements after the schema's; a cycle runs %d in all: add the new one to cycleStatements", len(stmts), statementsPerCycle)
+			}
+			if c.eventResource { // the look-ups of causes, only for new findings
+				stmts = append(stmts, causeQuery(collector.CauseOnVM, 2), causeQuery(collector.CauseOnCluster, 1))
 			}
 			all := map[string]bool{}
 			for _, stmt := range stmts {

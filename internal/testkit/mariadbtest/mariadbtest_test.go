@@ -157,7 +157,8 @@ func TestLoadWorld(t *testing.T) {
 			want := []string{
 				fmt.Sprintf("%d %s PrjAcct-blue-1 5 blue Isolated 1.24.0", c.InternalID, c.ID),
 				fmt.Sprintf("%d,%d,999999", vms[0], vms[1]),
-				fmt.Sprintf("blue-control-1 i-1-%d-VM 10.0.0.1,blue-node-1 i-1-%d-VM 10.0.0.1", vms[0], vms[1]),
+				// The project's account is the third: CloudStack's system and admin are 1 and 2.
+				fmt.Sprintf("blue-control-1 i-3-%d-VM 10.0.0.1,blue-node-1 i-3-%d-VM 10.0.0.1", vms[0], vms[1]),
 				"203.0.113.1 1,198.51.100.7 0",
 				"198.51.100.7 2222 22",
 				"KUBERNETES.CLUSTER.NODES.REMOVE PrjAcct-blue-1",

@@ -70,6 +70,14 @@ func render(cw *cloudstacktest.World) *rowSet {
 		r.offers[o.ID] = row
 		r.w.Offerings = append(r.w.Offerings, row)
 	}
+	// CloudStack's own accounts come first, system (1) and admin (2) of the ROOT domain, as
+	// ConfigurationServerImpl.saveUser creates them: what they record is CloudStack's and its root
+	// admin's.
+	for _, name := range []string{"system", cloudstacktest.AdminAccount} {
+		a := &accountRow{ID: r.w.id("account"), Name: name, Type: accountTypeAdmin}
+		a.UUID = uuid(2, a.ID)
+		r.w.Accounts = append(r.w.Accounts, a)
+	}
 	for _, v := range cw.KubernetesVersions {
 		if v == nil {
 			continue
@@ -164,6 +172,13 @@ func (r *renderer) owner(account, domainID, domain, projectID, project string) (
 			r.w.Accounts = append(r.w.Accounts, p.Account)
 		}
 		return p.Account, d
+	}
+	if d.Name == "ROOT" && (account == "system" || account == cloudstacktest.AdminAccount) {
+		for _, a := range r.w.Accounts[:2] {
+			if a.Name == account {
+				return a, d
+			}
+		}
 	}
 	key := [2]string{d.UUID, account}
 	if a := r.accounts[key]; a != nil {
@@ -280,14 +295,17 @@ func (r *renderer) rule(rule *cloudstacktest.PortForwardingRule) {
 	r.w.addPortForward(ip, vm, rule.PublicPort, rule.PrivatePort)
 }
 
-// event writes an event row under its owner's account; a resource the model names by uuid is
-// written by its internal id, as event.resource_id holds it.
+// event writes an event row under its owner's account; a resource the model names by uuid (a
+// cluster or a VM) is written by its internal id, as event.resource_id holds it.
 func (r *renderer) event(e *cloudstacktest.Event) {
 	owner, _ := r.owner(e.Account, e.DomainID, e.Domain, e.ProjectID, "")
 	row := &eventRow{ID: r.w.id("event"), UUID: e.ID, AccountID: owner.ID, Type: e.Type, State: e.State,
 		Description: e.Description, Created: e.Created, Archived: e.Archived}
 	if c := r.clusters[e.ResourceID]; c != nil && e.ResourceType == "KubernetesCluster" {
 		row.ResourceID, row.ResourceType = c.ID, e.ResourceType
+	}
+	if vm := r.byUUID[e.ResourceID]; vm != nil && e.ResourceType == "VirtualMachine" {
+		row.ResourceID, row.ResourceType = vm.ID, e.ResourceType
 	}
 	r.w.Events = append(r.w.Events, row)
 }

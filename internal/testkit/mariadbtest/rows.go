@@ -42,8 +42,12 @@ type accountRow struct {
 	Type int
 }
 
-// accountTypeProject is account.type of a project's account (Account.Type.PROJECT).
-const accountTypeProject = 5
+// accountTypeProject is account.type of a project's account (Account.Type.PROJECT), and
+// accountTypeAdmin a root admin's (Account.Type.ADMIN).
+const (
+	accountTypeProject = 5
+	accountTypeAdmin   = 1
+)
 
 // projectRow is a projects row and its own account.
 type projectRow struct {

@@ -207,7 +207,8 @@ CREATE TABLE `nics` (
 
 -- create-schema.sql (setup/db/create-schema.sql at 4.14.0.0: its type index included); archived
 -- from schema-410to420.sql; resource_id and resource_type from schema-41610to41700.sql (4.17).
--- The part the stuck check reads: when the command of a cluster's operation was submitted.
+-- The part the stuck check reads, when the command of a cluster's operation was submitted, and
+-- the look-up of the event that explains a new finding (by its resource, 4.17 on).
 CREATE TABLE `event` (
   `id` bigint unsigned NOT NULL auto_increment,
   `uuid` varchar(40),
