@@ -39,8 +39,8 @@ type bound struct {
 func pages(n, size int) int { return max(1, (n+size-1)/size) }
 
 // newLists are the lists the API call target did not know when it was set: the service offerings
-// (issue 33), read cloud-wide.
-var newLists = map[string]bool{"listServiceOfferings": true}
+// and the network side's (issue 33), each read cloud-wide.
+var newLists = map[string]bool{"listServiceOfferings": true, "listNetworks": true, "listFirewallRules": true, "listLoadBalancerRules": true}
 
 // listPages are the API pages a cycle of the exporter reads, by command, from the world's size
 // alone: clusters and VMs in both scopes (without and with projectid=-1, each at least one call
@@ -67,15 +67,18 @@ func listPages(o options, c world.Counts) map[string]int {
 	if c.Offerings > 0 { // every cluster names one: listed once, cloud-wide
 		out["listServiceOfferings"] = pages(c.Offerings, ps)
 	}
-	// The network side's lists, in the same scopes (collector/inventory/api/rules.go): this world
-	// records no networks rows and no other rules, so each is one empty page per scope, and no
-	// VPC tier makes the ACL items listed.
-	for _, command := range []string{"listNetworks", "listFirewallRules", "listLoadBalancerRules"} {
+	// The network side's lists, in the same scopes (collector/inventory/api/rules.go); the world's
+	// clusters are on isolated networks, so no VPC tier makes the ACL items listed.
+	for command, n := range map[string][2]int{
+		"listNetworks":          {c.Networks, c.ProjectNetworks},
+		"listFirewallRules":     {c.Firewall, c.ProjectFirewall},
+		"listLoadBalancerRules": {c.Balancing, c.ProjectBalancing},
+	} {
 		if c.Clusters > 0 {
-			out[command] += pages(0, ps)
+			out[command] += pages(n[0], ps)
 		}
 		if o.includeProjects && c.ProjectClusters > 0 {
-			out[command] += pages(0, ps)
+			out[command] += pages(n[1], ps)
 		}
 	}
 	return out

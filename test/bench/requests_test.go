@@ -22,7 +22,7 @@ func TestRequestsPerCycle(t *testing.T) {
 	t.Parallel()
 	o := options{pageSize: 50, includeProjects: true, concurrency: 8}
 	for _, clusters := range []int{20, 300} {
-		w, err := world.Build(world.Spec{Clusters: clusters, StrayVMs: 120, ProjectShare: 0.1, DriftShare: 0.4})
+		w, err := world.Build(world.Spec{Clusters: clusters, StrayVMs: 120, ProjectShare: 0.1, DriftShare: 0.5})
 		if err != nil {
 			t.Fatal(err)
 		}

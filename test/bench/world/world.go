@@ -45,9 +45,10 @@ type Spec struct {
 // DriftKinds are the pieces of drift a world's drifting clusters get, in turn: each cluster one
 // piece that the API shows, named by the kind of its finding (KindOf), with what tells it apart
 // after a space: "unmapped_vm by vmtype" is a VM CKS deployed for the cluster's account (vmtype
-// cksnode), in no map and named like no node, as a tenant may rename one.
+// cksnode), in no map and named like no node, as a tenant may rename one; network_rule_missing
+// is the firewall rule of the API port deleted (addRules).
 var DriftKinds = []string{"unmapped_vm", "vm_not_a_node", "node_without_vm", "vm_map_incomplete", "mapped_vm_expunged",
-	"vm_map_excess", "mapped_vm_not_running", "unmapped_vm by vmtype"}
+	"vm_map_excess", "mapped_vm_not_running", "unmapped_vm by vmtype", "network_rule_missing"}
 
 // KindOf returns the kind of the finding a piece of drift of DriftKinds makes.
 func KindOf(piece string) string {
@@ -75,8 +76,15 @@ type Counts struct {
 	ProjectClusters int `json:"project_clusters"`
 	VMs             int `json:"vms"`
 	ProjectVMs      int `json:"project_vms"`
-	Rules           int `json:"rules"`
+	Rules           int `json:"rules"` // port-forwarding rules
 	ProjectRules    int `json:"project_rules"`
+	// The network side's lists: the clusters' networks, firewall and load-balancer rules.
+	Networks         int `json:"networks"`
+	ProjectNetworks  int `json:"project_networks"`
+	Firewall         int `json:"firewall_rules"`
+	ProjectFirewall  int `json:"project_firewall_rules"`
+	Balancing        int `json:"load_balancer_rules"`
+	ProjectBalancing int `json:"project_load_balancer_rules"`
 	// Offerings are the service offerings the clusters are deployed with, listed cloud-wide.
 	Offerings int `json:"offerings"`
 	Hanging   int `json:"hanging"`
@@ -185,6 +193,7 @@ const (
 	kindIP
 	kindProject
 	kindOffering
+	kindFirewall
 )
 
 // Offerings is how many service offerings the world's clusters share, as a cloud offers a few
@@ -237,11 +246,11 @@ func (w *World) fill() {
 			hang := Hangs(i, w.Spec.HangShare)
 			// Without drift kubectl on the control node lists every VM as a node.
 			nodes := []string{strings.ToLower(vms[0].Name), strings.ToLower(vms[1].Name), strings.ToLower(vms[2].Name)}
-			size, extra, state := int64(2), 0, "Running"
+			size, extra, state, piece := int64(2), 0, "Running", ""
 			if drifts(i, w.Spec.DriftShare) {
-				kind := DriftKinds[w.Counts.Drifting%len(DriftKinds)]
+				piece = DriftKinds[w.Counts.Drifting%len(DriftKinds)]
 				w.Counts.Drifting++
-				switch kind {
+				switch piece {
 				case "unmapped_vm": // a node whose VM is missing from the map
 					vm := mk("node", 102)
 					nodes = append(nodes, strings.ToLower(vm.Name))
@@ -266,8 +275,8 @@ func (w *World) fill() {
 					vm.Created = clusterCreated // with its cluster, before the owner's next: attributed to it
 					extra++
 				}
-				if !hang || !nodeSide(kind) {
-					w.Counts.Findings[KindOf(kind)]++
+				if !hang || !nodeSide(piece) {
+					w.Counts.Findings[KindOf(piece)]++
 				}
 			}
 			if w.nodes != nil {
@@ -285,26 +294,26 @@ func (w *World) fill() {
 				c.VMMap = append(c.VMMap, v.InternalID)
 			}
 			cw.Clusters = append(cw.Clusters, c) // in id order already: no sort per insert
-			for k, v := range vms {
-				port := 2222 + k
-				if k == 0 && w.nodes != nil {
-					port = w.nodes[i].Port() // the control node's rule leads to its SSH server
-				}
-				cw.PortForwardingRules = append(cw.PortForwardingRules, &cloudstacktest.PortForwardingRule{
-					ID: uuid(kindRule, len(cw.PortForwardingRules)+1), IPAddressID: c.IPAddressID, IPAddress: c.IPAddress,
-					PublicPort: port, PrivatePort: 22, VirtualMachineID: v.ID, NetworkID: network,
-					Account: account, DomainID: domainID, ProjectID: projectID,
-				})
+			sshPort := 2222
+			if w.nodes != nil {
+				sshPort = w.nodes[i].Port() // the control node's rule leads to its SSH server
 			}
+			rules := addRules(cw, c, vms, sshPort, piece == "network_rule_missing")
 			w.Clusters = append(w.Clusters, Cluster{ID: c.ID, Name: name, ProjectID: projectID, IPAddressID: c.IPAddressID, Hang: hang})
 			if projectID != "" {
 				w.Counts.ProjectClusters++
 				w.Counts.ProjectVMs += len(vms) + extra
-				w.Counts.ProjectRules += len(vms)
+				w.Counts.ProjectRules += rules.forwarding
+				w.Counts.ProjectNetworks++
+				w.Counts.ProjectFirewall += rules.firewall
+				w.Counts.ProjectBalancing += rules.balancing
 			} else {
 				w.Counts.Clusters++
 				w.Counts.VMs += len(vms) + extra
-				w.Counts.Rules += len(vms)
+				w.Counts.Rules += rules.forwarding
+				w.Counts.Networks++
+				w.Counts.Firewall += rules.firewall
+				w.Counts.Balancing += rules.balancing
 			}
 			if hang {
 				w.Counts.Hanging++
