@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -53,9 +52,10 @@ type Exporter struct {
 	sshMetrics      *ssh.Metrics           // outlives reloads, like the node lister's retries it counts
 	apiMetrics      *cloudstackapi.Metrics // the API's requests and bytes; outlives reloads
 
-	mu  sync.Mutex // guards cfg and src: the loop swaps them on a reload, others read them
-	cfg *config.Config
-	src sources
+	// loaded is the configuration and its back ends, swapped whole by a reload and read
+	// without a lock: CloudStack's webhook reads its secret on every delivery, and its answer
+	// must not wait behind the readers of a busy cycle.
+	loaded atomic.Pointer[loaded]
 
 	snapshot atomic.Pointer[collector.Snapshot]
 	ready    atomic.Bool
@@ -135,8 +135,6 @@ func New(opts Options) (*Exporter, error) {
 		sshMetrics: sshMetrics,
 		turns:      collector.NewTurns(),
 		apiMetrics: apiMetrics,
-		cfg:        cfg,
-		src:        src,
 		trigger:    make(chan struct{}, 1),
 		announce:   make(chan struct{}, 1),
 		reloads:    make(chan chan error),
@@ -148,6 +146,7 @@ func New(opts Options) (*Exporter, error) {
 		rechecks:   newRechecks(),
 		busChanged: make(chan struct{}, 1),
 	}
+	e.loaded.Store(&loaded{cfg: cfg, src: src})
 	// Every failure reason is exported from the start, at zero, so that increase() over it has
 	// data in a healthy cloud too.
 	failures := make(map[string]uint64)
@@ -203,9 +202,14 @@ func closeSources(srcs ...sources) {
 }
 
 func (e *Exporter) current() (*config.Config, sources) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.cfg, e.src
+	s := e.loaded.Load()
+	return s.cfg, s.src
+}
+
+// loaded is a configuration with the back ends built from it.
+type loaded struct {
+	cfg *config.Config
+	src sources
 }
 
 // lastSnapshot returns the result of the last completed cycle.
@@ -276,11 +280,9 @@ func (e *Exporter) reload() (replaced sources, toggled bool, err error) {
 		closeSources(src)
 		return sources{}, false, fmt.Errorf("%s: %w", e.configFile, err)
 	}
-	e.mu.Lock()
-	old := e.cfg
-	replaced = e.src
-	e.cfg, e.src = cfg, src
-	e.mu.Unlock()
+	was := e.loaded.Swap(&loaded{cfg: cfg, src: src})
+	old := was.cfg
+	replaced = was.src
 	// Checking switched on or off, or accept rules changed: a cycle at once applies it to what
 	// the metrics, /findings and the notifier see.
 	return replaced, cfg.Check.Enabled != old.Check.Enabled || !slices.Equal(cfg.Accept, old.Accept), nil

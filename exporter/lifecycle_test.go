@@ -204,9 +204,9 @@ func TestReloadLoopIsBounded(t *testing.T) {
 	e.setConfig(good)
 	var closed atomic.Int32
 	watchClose := func() {
-		e.exp.mu.Lock()
-		e.exp.src.close = func() error { closed.Add(1); return nil }
-		e.exp.mu.Unlock()
+		next := *e.exp.loaded.Load() // no reload runs now: nothing else swaps it
+		next.src.close = func() error { closed.Add(1); return nil }
+		e.exp.loaded.Store(&next)
 	}
 	watchClose()
 	reloads(good, 1, http.StatusOK)
