@@ -5,11 +5,8 @@ import (
 	"log/slog"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/events"
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/rabbitmqtest"
-	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
 )
 
 // TestEventBusHostileMessages: on Debian's RabbitMQ, messages on CloudStack's exchange that are
@@ -18,17 +15,7 @@ import (
 // (ignored), one whose ids are no uuids (an event tied to nothing: ignored); the next real
 // event re-checks its cluster.
 func TestEventBusHostileMessages(t *testing.T) {
-	broker := rabbitmqtest.Start(t)
-	e, cs := newEnv(t, simulator.ClusterSpec{Name: "alpha", Account: "acme"})
-	alpha := cs[0]
-	e.writeConfig("  interval: 1h\n", "")
-	e.setConfig(e.config() + "events:\n  amqp:\n    url: " + broker.Addr() + "\n    username: " + rabbitmqtest.User +
-		"\n    password: " + rabbitmqtest.Password + "\n  recheck_delay: 0s\n")
-	e.prepare = func(x *Exporter) { x.busBackoff = 500 * time.Millisecond }
-	mark := e.logs.mark()
-	e.start()
-	e.waitFor("the first cycle", func() bool { return e.cycles() >= 1 })
-	e.waitFor("the consumer", func() bool { return len(e.logged(mark, slog.LevelInfo, events.MsgBusConsuming)) > 0 })
+	broker, e, alpha, mark := startWithBus(t)
 
 	key := "management-server.ActionEvent.VM-STOP.VirtualMachine."
 	vm := e.vmEvent("VM.STOP", alpha.VMs[2])

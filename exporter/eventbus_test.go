@@ -17,17 +17,7 @@ import (
 // type the exporter does not bind never reaches it. The broker going away is logged once, the
 // consumer comes back with it, and the next event re-checks again.
 func TestEventBusRechecksAndSurvivesTheBroker(t *testing.T) {
-	broker := rabbitmqtest.Start(t)
-	e, cs := newEnv(t, simulator.ClusterSpec{Name: "alpha", Account: "acme"})
-	alpha := cs[0]
-	e.writeConfig("  interval: 1h\n", "")
-	e.setConfig(e.config() + "events:\n  amqp:\n    url: " + broker.Addr() + "\n    username: " + rabbitmqtest.User +
-		"\n    password: " + rabbitmqtest.Password + "\n  recheck_delay: 0s\n")
-	e.prepare = func(x *Exporter) { x.busBackoff = 500 * time.Millisecond } // the broker comes back within the test's wait
-	mark := e.logs.mark()
-	e.start()
-	e.waitFor("the first cycle", func() bool { return e.cycles() >= 1 })
-	e.waitFor("the consumer", func() bool { return len(e.logged(mark, slog.LevelInfo, events.MsgBusConsuming)) > 0 })
+	broker, e, alpha, mark := startWithBus(t)
 
 	publish := func(eventType, vm string) {
 		ev := e.vmEvent(eventType, vm)
@@ -59,4 +49,22 @@ func TestEventBusRechecksAndSurvivesTheBroker(t *testing.T) {
 	}
 	publish("VM.START", alpha.VMs[1])
 	e.waitFor("the second re-check", func() bool { return e.metrics()["cks_drift_rechecks_total"] == 2 })
+}
+
+// startWithBus starts Debian's RabbitMQ and an exporter over one cluster, alpha of account acme,
+// that sweeps once an hour and consumes CloudStack's event bus there, re-checking at once; it
+// waits for the first cycle and the consumer, and returns the log mark before the start.
+func startWithBus(t *testing.T) (*rabbitmqtest.Broker, *env, simulator.Cluster, int) {
+	t.Helper()
+	broker := rabbitmqtest.Start(t)
+	e, cs := newEnv(t, simulator.ClusterSpec{Name: "alpha", Account: "acme"})
+	e.writeConfig("  interval: 1h\n", "")
+	e.setConfig(e.config() + "events:\n  amqp:\n    url: " + broker.Addr() + "\n    username: " + rabbitmqtest.User +
+		"\n    password: " + rabbitmqtest.Password + "\n  recheck_delay: 0s\n")
+	e.prepare = func(x *Exporter) { x.busBackoff = 500 * time.Millisecond } // the broker comes back within the test's wait
+	mark := e.logs.mark()
+	e.start()
+	e.waitFor("the first cycle", func() bool { return e.cycles() >= 1 })
+	e.waitFor("the consumer", func() bool { return len(e.logged(mark, slog.LevelInfo, events.MsgBusConsuming)) > 0 })
+	return broker, e, cs[0], mark
 }
