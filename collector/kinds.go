@@ -186,6 +186,16 @@ var Declarations = []Declaration{
 		Alert:   "CKSNetworkRuleMissing", Severity: "warning",
 		Rule: "A network rule CKS created for Kubernetes cluster {{ $labels.cluster_name }} is gone{{ if $labels.vm_name }} (the SSH port-forwarding rule of VM {{ $labels.vm_name }}, {{ $labels.vm_id }}){{ end }}; CKS's next scale, upgrade or delete needs it. The rule is named in the finding's message on the exporter's /findings page.",
 	},
+	{
+		Kind: KindOfferingMissing, Side: SideCluster, Subject: SubjectCluster,
+		When:    "the service offering CloudStack records for the cluster (from 4.21 for each node type: control, worker, etcd; a node type without its own has the cluster's) is removed or inactive; one finding per cluster naming each. Offerings are matched by uuid, read every cycle (`listServiceOfferings`, or `service_offering` in the database), and the findings kept while they cannot be read. Through the API a node type's own removed offering is not shown (CloudStack leaves it out of the answer), and before 4.19.1.0 an inactive offering reads as removed",
+		Meaning: "A service offering of the cluster's nodes is removed or inactive in CloudStack: CKS's next scale of the cluster fails (it finds no offering), and so may its upgrade.",
+		Action:  "Re-activate the offering, or move the cluster to an active one with scaleKubernetesCluster (serviceofferingid, or per node type from 4.21), before the next scale or upgrade.",
+		Advice:  "Check the cluster's service offerings in CloudStack: re-activate the offering, or scale the cluster to an active one before its next scale or upgrade.",
+		Anchor:  "offering_missing",
+		Alert:   "CKSOfferingMissing", Severity: "warning",
+		Rule: "A service offering CloudStack records for the nodes of Kubernetes cluster {{ $labels.cluster_name }} is removed or inactive ({{ $labels.kind }}); CKS's next scale of the cluster fails. The offering and its node types are in the finding's message on the exporter's /findings page.",
+	},
 }
 
 // The kinds of drift, as Declarations declares them.
@@ -213,6 +223,9 @@ const (
 	// KindNetworkRuleMissing: a rule CKS created on the cluster's network is gone (networkcheck.go);
 	// vm_id is the node's VM for a node's SSH rule, empty for the cluster's own rules.
 	KindNetworkRuleMissing Kind = "network_rule_missing"
+	// KindOfferingMissing: a service offering CloudStack records for the cluster's nodes is
+	// removed or inactive (offerings.go); one finding per cluster, naming each node type's.
+	KindOfferingMissing Kind = "offering_missing"
 )
 
 // Kinds lists every kind in the order of Declarations, so that metrics carry every kind, zeros

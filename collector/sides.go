@@ -59,8 +59,8 @@ var SideDeclarations = []SideDeclaration{
 	{Side: SideNetwork, Title: "network", Compared: ClusterStatus.NetworkEvaluated, Resolution: func(cluster, _ string) string {
 		return "The network rules of Kubernetes cluster " + cluster + " match what CKS created again"
 	}},
-	{Side: SideCluster, Title: "cluster", Compared: checked, Resolution: func(cluster, _ string) string {
-		return "The service offerings of Kubernetes cluster " + cluster + " are in CloudStack again"
+	{Side: SideCluster, Title: "cluster", Compared: ClusterStatus.OfferingsEvaluated, Resolution: func(cluster, _ string) string {
+		return "The service offerings of Kubernetes cluster " + cluster + " are active in CloudStack again"
 	}},
 }
 

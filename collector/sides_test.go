@@ -9,7 +9,7 @@ import (
 
 // TestSidesGoThroughTheirDeclarations: a side added by its declaration alone is kept while it is
 // not compared and clears when it is, in Evaluate and in the resolved history. The cluster side
-// is compared whenever the cluster is; the network side only when its rules were read.
+// is compared only when the offerings were read; the network side only when its rules were read.
 func TestSidesGoThroughTheirDeclarations(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
@@ -21,12 +21,16 @@ func TestSidesGoThroughTheirDeclarations(t *testing.T) {
 	prev.Set(SideCluster, []Finding{offering})
 	nodes := map[string]NodeList{"k1": NodesRead(nil, nil)}
 
-	next := Evaluate([]ClusterStatus{prev}, Inventory{Clusters: []Cluster{c}}, nodes, now, time.Minute)[0]
+	unread := Evaluate([]ClusterStatus{prev}, Inventory{Clusters: []Cluster{c}}, nodes, now, time.Minute)[0]
+	if diff := cmp.Diff([]Finding{offering}, unread.On(SideCluster)); diff != "" {
+		t.Errorf("offerings not read: the cluster side changed (-want +got):\n%s", diff)
+	}
+	next := Evaluate([]ClusterStatus{prev}, Inventory{Clusters: []Cluster{c}, Offerings: Offerings{Read: true}}, nodes, now, time.Minute)[0]
 	if diff := cmp.Diff([]Finding{rule}, next.On(SideNetwork)); diff != "" {
 		t.Errorf("rules not read: the network side changed (-want +got):\n%s", diff)
 	}
 	if got := next.On(SideCluster); len(got) != 0 {
-		t.Errorf("checked: the cluster side kept %v", got)
+		t.Errorf("checked with the offerings read: the cluster side kept %v", got)
 	}
 	want := []Resolved{{ClusterID: "k1", ClusterName: "prod", Finding: offering, ResolvedAt: now}}
 	if diff := cmp.Diff(want, RecordResolved(nil, []ClusterStatus{prev}, []ClusterStatus{next}, now)); diff != "" {

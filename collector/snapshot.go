@@ -27,6 +27,10 @@ type ClusterStatus struct {
 	// exporter knows: the first cycle that saw it there, and no later than what the state file
 	// remembers (see MarkStates). A skipped cluster has been skipped since then.
 	StateSince time.Time
+
+	// OfferingsRead: this cycle read the service offerings (Inventory.Offerings.Read), so the
+	// cluster side could be compared.
+	OfferingsRead bool
 }
 
 // NodesEvaluated reports whether the node side was compared in this cycle: the cluster was
@@ -36,6 +40,11 @@ func (s ClusterStatus) NodesEvaluated() bool { return s.Checked && s.Nodes.Read(
 // NetworkEvaluated reports whether the network side was compared in this cycle: the cluster was
 // checked and the rules of its network were read. Only then can a network finding have cleared.
 func (s ClusterStatus) NetworkEvaluated() bool { return s.Checked && s.Cluster.Rules.Read() }
+
+// OfferingsEvaluated reports whether the cluster side was compared in this cycle: the cluster
+// was checked and the service offerings were read. Only then can an offering finding have
+// cleared.
+func (s ClusterStatus) OfferingsEvaluated() bool { return s.Checked && s.OfferingsRead }
 
 // Findings returns every side's findings, in the order of SideDeclarations.
 func (s ClusterStatus) Findings() []Finding {
@@ -118,10 +127,11 @@ func evaluate(prev []ClusterStatus, inv Inventory, nodes map[string]NodeList, no
 			nl = NodeList{Err: "not_listed"}
 		}
 		res := Compare(c, idx, nl, now, grace)
-		s := ClusterStatus{Cluster: c, Checked: true, Nodes: nl}
+		s := ClusterStatus{Cluster: c, Checked: true, Nodes: nl, OfferingsRead: inv.Offerings.Read}
 		s.Set(SideVM, res.VM)
 		s.Set(SideNode, res.Node)
 		s.Set(SideNetwork, CompareRules(c, now, grace))
+		s.Set(SideCluster, compareOfferings(c, inv.Offerings))
 		s.keepUncompared(p, memory, now)
 		out = append(out, s)
 	}

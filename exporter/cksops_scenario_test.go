@@ -105,15 +105,7 @@ func TestCKSOpsFromTheDatabase(t *testing.T) {
 // database is loaded again); fail and recover make the inventory unreadable and readable.
 func (e *env) cksOpsEpisode(tc cksOpsCase, c simulator.Cluster, load, fail, recover func()) {
 	e.t.Helper()
-	loaded := func() {
-		if load != nil {
-			load()
-		}
-	}
-	e.checkNow(1)
-	if f := e.findings(); len(f) != 0 {
-		e.t.Fatalf("baseline findings: %q", f)
-	}
+	loaded := e.baseline(load)
 
 	// Appears, announced once: one [WARN] annotation and one alert, however many cycles see it.
 	undo, err := tc.cause(e.sim, c)
@@ -144,25 +136,46 @@ func (e *env) cksOpsEpisode(tc cksOpsCase, c simulator.Cluster, load, fail, reco
 	if m := e.metrics(); m["cks_drift_up"] != 0 || m["cks_drift_cycle_failures_total"] < 2 {
 		e.t.Fatalf("the inventory unreadable: cks_drift_up %v, %v failed cycles", m["cks_drift_up"], m["cks_drift_cycle_failures_total"])
 	}
+	e.keptThenResolved(want, written, recover, "The VM map of Kubernetes cluster test "+vmSideAgain)
+}
+
+// baseline runs a cycle and checks that it finds nothing; it returns what hands the cloud's model
+// to the inventory source: load, or nothing when load is nil (the API reads the fake as it is).
+func (e *env) baseline(load func()) (loaded func()) {
+	e.t.Helper()
+	e.checkNow(1)
+	if f := e.findings(); len(f) != 0 {
+		e.t.Fatalf("baseline findings: %q", f)
+	}
+	return func() {
+		if load != nil {
+			load()
+		}
+	}
+}
+
+// keptThenResolved checks that a finding whose side could not be read is kept as want and that
+// nothing was written since written; then, once recover makes the side readable and two cycles
+// ran, that the finding is gone with one [INFO] annotation with resolution as the only write, and
+// the alert archived.
+func (e *env) keptThenResolved(want, written []string, recover func(), resolution string) {
+	e.t.Helper()
 	if f := e.findings(); !slices.Equal(f, want) {
-		e.t.Fatalf("findings while the inventory cannot be read: %q, want them kept: %q", f, want)
+		e.t.Fatalf("findings while the side cannot be read: %q, want them kept: %q", f, want)
 	}
 	if w := e.writes(); !slices.Equal(w, written) {
-		e.t.Fatalf("announced while the inventory could not be read: %q", w[len(written):])
+		e.t.Fatalf("announced while the side could not be read: %q", w[len(written):])
 	}
-
-	// Read again: resolved once, with the VM side's message, and the alert archived.
 	recover()
 	e.checkNow(2)
 	if f := e.findings(); len(f) != 0 {
 		e.t.Fatalf("findings once undone and read again: %q", f)
 	}
 	after := e.writes()[len(written):]
-	if count(after, "addAnnotation [INFO] The VM map of Kubernetes cluster test "+vmSideAgain) != 1 || count(after, "addAnnotation") != 1 ||
-		count(after, "generateAlert") != 0 {
+	if count(after, "addAnnotation [INFO] "+resolution) != 1 || count(after, "addAnnotation") != 1 || count(after, "generateAlert") != 0 {
 		e.t.Fatalf("writes once resolved: %q", after)
 	}
-	e.oneEpisode(vmSideAgain)
+	e.oneEpisode(resolution)
 }
 
 // TestDeployedUnmappedByRelease: the unmapped CKS VM of cksOpsCases is found where CloudStack

@@ -102,7 +102,7 @@ func (e *notifierEnv) advance(d time.Duration) {
 // status is the cluster's status with findings, each on the side of its kind.
 func (e *notifierEnv) status(findings ...collector.Finding) []collector.ClusterStatus {
 	st := collector.ClusterStatus{Cluster: collector.Cluster{ID: e.cluster.ID, Name: e.cluster.Name, ZoneID: e.cluster.ZoneID},
-		Checked: true, Nodes: collector.NodesRead(nil, nil)}
+		Checked: true, Nodes: collector.NodesRead(nil, nil), OfferingsRead: true}
 	return []collector.ClusterStatus{st.With(findings...)}
 }
 

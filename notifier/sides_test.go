@@ -12,7 +12,7 @@ import (
 // TestSidesGoThroughTheirDeclarations: the network and cluster sides are announced and resolved
 // by their declarations alone. A finding of each is announced once; while the network side is
 // not compared (its rules were not read) its finding is neither resolved nor announced again,
-// while the cluster side, compared whenever the cluster is, resolves with its own message.
+// while the cluster side, compared (its offerings were read), resolves with its own message.
 func TestSidesGoThroughTheirDeclarations(t *testing.T) {
 	t.Parallel()
 	e := newNotifierEnv(t, notifier.Options{})
@@ -32,7 +32,7 @@ func TestSidesGoThroughTheirDeclarations(t *testing.T) {
 	if got := e.annotations(); len(got) != 3 || got[2] != info {
 		t.Fatalf("annotations %q, want the cluster side's resolution %q only", got, info)
 	}
-	if info != "[INFO] The service offerings of Kubernetes cluster prod are in CloudStack again" {
+	if info != "[INFO] The service offerings of Kubernetes cluster prod are active in CloudStack again" {
 		t.Errorf("cluster side's resolution %q", info)
 	}
 	if _, known := e.saved(t).Clusters[e.cluster.ID].Sides[collector.SideNetwork].Findings[rule.Key()]; !known {

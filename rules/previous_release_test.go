@@ -18,6 +18,7 @@ import (
 var notFromThePreviousRelease = map[string]string{
 	"CKSClusterStuckInOperation":     "the previous release does not find stuck_in_operation",
 	"CKSNetworkRuleMissing":          "the previous release does not find network_rule_missing",
+	"CKSOfferingMissing":             "the previous release does not find offering_missing",
 	"CKSDriftExporterDown":           "Prometheus's own up series, the same for every release",
 	"CKSDriftExporterAbsent":         "Prometheus's own up series, the same for every release",
 	"CKSDriftEventSignaturesFailing": "the previous release hears no CloudStack events",

@@ -16,7 +16,7 @@ import (
 
 // wantAlerts are the alert names users route on; renaming one breaks their Alertmanager.
 var wantAlerts = []string{
-	"CKSVMMapDrift", "CKSNodeDrift", "CKSClusterStuckInOperation", "CKSNetworkRuleMissing", "CKSKubectlUnreachable", "CKSDriftCheckFailing",
+	"CKSVMMapDrift", "CKSNodeDrift", "CKSClusterStuckInOperation", "CKSNetworkRuleMissing", "CKSOfferingMissing", "CKSKubectlUnreachable", "CKSDriftCheckFailing",
 	"CKSDriftCheckStale", "CKSDriftExporterDown", "CKSDriftExporterAbsent",
 	"CKSDriftCheckDisabled", "CKSDriftConfigReloadFailed", "CKSDriftNotificationFailures", "CKSDriftEventSignaturesFailing", "CKSDriftEventsSilent", "CKSDriftShardMissing", "CKSDriftShardMismatch",
 }

@@ -28,6 +28,7 @@ var notShown = map[collector.Kind]string{
 	collector.KindVMMapIncomplete:    "left out to keep the demo within its alert cap; scenario 3 of docs/scenarios.md, through the API",
 	collector.KindNodeWithoutVM:      "left out to keep the demo within its alert cap; TestCompare/node_that_matches_no_VM",
 	collector.KindNetworkRuleMissing: "the demo's clusters are made without CKS's other network rules (simulator.ClusterSpec.NetworkRules); TestNetworkRuleMissingThroughTheAPI",
+	collector.KindOfferingMissing:    "the demo's clusters record no service offering; TestOfferingMissingThroughTheAPI",
 }
 
 // printNotShown lists the kinds the demo leaves out, with why, in the declared order.

@@ -166,3 +166,31 @@ func clusterByID(w *cloudstacktest.World, id string) *cloudstacktest.Cluster {
 	}
 	return nil
 }
+
+// RemoveServiceOffering records the cluster's service offering as deleted (deleteServiceOffering
+// sets its removed column; CloudStack keeps the cluster's service_offering_id), giving the cluster
+// an offering named small first when it has none. It returns what moves the cluster to a new
+// active offering, medium, as the runbook's scale of the cluster to another offering does.
+func (s *Simulator) RemoveServiceOffering(clusterID string) (replace func(), err error) {
+	err = s.updateCluster(clusterID, func(w *cloudstacktest.World, c *cloudstacktest.Cluster) {
+		var o *cloudstacktest.ServiceOffering
+		for _, x := range w.ServiceOfferings {
+			if x != nil && x.ID == c.ServiceOfferingID {
+				o = x
+			}
+		}
+		if o == nil {
+			o = w.AddServiceOffering(cloudstacktest.ServiceOffering{Name: "small"})
+			c.ServiceOfferingID = o.ID
+		}
+		o.Removed = true
+	})
+	if err != nil {
+		return nil, err
+	}
+	return func() {
+		_ = s.updateCluster(clusterID, func(w *cloudstacktest.World, c *cloudstacktest.Cluster) {
+			c.ServiceOfferingID = w.AddServiceOffering(cloudstacktest.ServiceOffering{Name: "medium"}).ID
+		})
+	}, nil
+}
