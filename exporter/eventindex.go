@@ -13,8 +13,10 @@ type watched struct {
 }
 
 // eventIndex finds the clusters an event concerns, by resource uuid only: the cluster's own, the
-// VMs of its map and the VMs its findings name (a VM named as one of its nodes, a VM that is no
-// node). Names and descriptions, which tenants write, are never looked at.
+// VMs of its map, the VMs its findings name (a VM named as one of its nodes, a VM that is no
+// node) and the rules of its network that CKS's rules are among (a tenant deleting one is the
+// event of network_rule_missing). Names and descriptions, which tenants write, are never looked
+// at.
 type eventIndex struct {
 	snapshot *collector.Snapshot // the snapshot it was built from
 	byID     map[string][]watched
@@ -32,8 +34,48 @@ func newEventIndex(s *collector.Snapshot) *eventIndex {
 		for _, f := range cs.Findings() {
 			x.add(f.VMID, w)
 		}
+		for _, id := range ruleIDs(cs.Cluster.Rules) {
+			x.add(id, w)
+		}
 	}
 	return x
+}
+
+// maxRuleIDs bounds the rules of one cluster's network the index holds: a tenant may put any
+// number of rules on its network, and only CKS's few matter. Past it, a rule's event waits for
+// the next sweep.
+const maxRuleIDs = 64
+
+// ruleIDs returns the uuids of the rules of a network that can be CKS's (collector.CompareRules):
+// port-forwarding rules to port 22 or 6443, TCP firewall rules, load-balancer rules of 6443 and
+// the ACL items, at most maxRuleIDs.
+func ruleIDs(r *collector.NetworkRules) []string {
+	if !r.Read() {
+		return nil
+	}
+	var out []string
+	keep := func(id string) {
+		if len(out) < maxRuleIDs {
+			out = append(out, id)
+		}
+	}
+	for _, p := range r.Forwarding {
+		if p.PrivatePort == 22 || p.PrivatePort == 6443 {
+			keep(p.ID)
+		}
+	}
+	for _, f := range r.Firewall {
+		keep(f.ID)
+	}
+	for _, b := range r.Balancing {
+		if b.PublicPort == 6443 {
+			keep(b.ID)
+		}
+	}
+	for _, a := range r.ACL {
+		keep(a.ID)
+	}
+	return out
 }
 
 func (x *eventIndex) add(id string, w watched) {

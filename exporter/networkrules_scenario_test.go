@@ -1,8 +1,10 @@
 package exporter
 
 import (
+	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/cloudstacktest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
@@ -63,4 +65,43 @@ func TestNetworkRuleMissingThroughTheAPI(t *testing.T) {
 		t.Fatalf("writes once resolved: %q", after)
 	}
 	e.oneEpisode("The network rules of Kubernetes cluster test match what CKS created again")
+}
+
+// TestRuleEventRechecksItsCluster: the event of a tenant deleting a node's SSH rule names the
+// rule; it re-checks the rule's cluster at once, which finds network_rule_missing without a cycle,
+// and no other cluster.
+func TestRuleEventRechecksItsCluster(t *testing.T) {
+	e, cs := startWithEvents(t, simulator.ClusterSpec{Name: "alpha", Account: "acme", NetworkRules: true},
+		simulator.ClusterSpec{Name: "beta", Account: "globex", NetworkRules: true})
+	alpha := cs[0]
+	var ruleID string
+	e.sim.CloudStack.Read(func(w *cloudstacktest.World) {
+		vm := w.VMByName(alpha.VMs[2])
+		for _, r := range w.PortForwardingRules {
+			if r.VirtualMachineID == vm.ID && r.PrivatePort == 22 {
+				ruleID = r.ID
+			}
+		}
+	})
+	if _, err := e.sim.RemoveSSHRule(alpha.ID, alpha.VMs[2]); err != nil {
+		t.Fatal(err)
+	}
+	ev := cloudstacktest.ActionEvent{UUID: newUUID(), Type: "NET.RULEDELETE", Status: "Completed", Entity: "FirewallRule", EntityUUID: ruleID,
+		UserUUID: newUUID(), AccountUUID: newUUID(), Description: "Deleting a port forwarding rule", Created: time.Now(),
+		Resources: map[string]string{"FirewallRule": ruleID}}
+	if d := e.hook().Deliver(context.Background(), ev); !d.Success {
+		t.Fatalf("delivery answered %v", d.Statuses)
+	}
+	e.waitFor("the re-check", func() bool { return e.metrics()["cks_drift_rechecks_total"] == 1 })
+	if got, want := e.findings(), []string{"alpha network_rule_missing " + alpha.VMs[2]}; !slices.Equal(got, want) {
+		t.Errorf("findings %v, want %v", got, want)
+	}
+	if c := e.cycles(); c != 1 {
+		t.Errorf("%v cycles, want the first only", c)
+	}
+	for _, c := range e.sim.CloudStack.Calls() {
+		if c.Command == "listVirtualMachines" && c.Params.Get("account") == "globex" {
+			t.Error("the re-check read the VMs of another tenant")
+		}
+	}
 }

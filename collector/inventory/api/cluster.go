@@ -9,9 +9,10 @@ import (
 
 // ClusterInventory reads one cluster again, for a re-check that an event asked for: the cluster
 // by id (listKubernetesClusters id=), the VMs of its owner (its map's VMs and every VM that may be
-// named as one of its nodes), and, where its SSH target needs them, the owner's port-forwarding
-// rules and source NAT address. Every list is scoped to the owner, so the requests do not grow
-// with the cloud. A cluster that no longer exists gives an inventory without it.
+// named as one of its nodes), the owner's port-forwarding rules, the source NAT address where
+// its SSH target needs it, and the other rules of its network (readRules, narrowed to the
+// network). Every list is scoped to the owner or the network, so the requests do not grow with
+// the cloud. A cluster that no longer exists gives an inventory without it.
 func (s *Source) ClusterInventory(ctx context.Context, of collector.Cluster) (collector.Inventory, error) {
 	c := s.api.SDK(ctx)
 	size := s.opts.PageSize
@@ -32,13 +33,17 @@ func (s *Source) ClusterInventory(ctx context.Context, of collector.Cluster) (co
 	inv, byID := joinVMs(vms)
 	joinLegacy(clusters, byID)
 	var rules []pfRule
-	if s.opts.SSHPort == 0 && len(clusters) > 0 && clusters[0].controlID != "" {
-		rules, err = portForwardingRules(c, []string{scope}, size, owner)
-		if err != nil {
-			return collector.Inventory{}, err
+	var rulesErr error
+	if len(clusters) > 0 {
+		rules, rulesErr = portForwardingRules(c, []string{scope}, size, owner)
+		if rulesErr != nil && s.opts.SSHPort == 0 && clusters[0].controlID != "" {
+			return collector.Inventory{}, rulesErr
 		}
 	}
-	ssh := indexRules(rules)
+	var ssh map[string][]collector.SSHRule
+	if s.opts.SSHPort == 0 { // with ssh.port the rules give no SSH address
+		ssh = indexRules(rules)
+	}
 	var nat map[string]string
 	if len(clusters) > 0 && needsSourceNAT(clusters[0], ssh) {
 		if nat, err = sourceNAT(c, []string{scope}, size, owner); err != nil {
@@ -47,6 +52,9 @@ func (s *Source) ClusterInventory(ctx context.Context, of collector.Cluster) (co
 	}
 	s.addVersions(c, clusters)
 	s.addClusters(&inv, clusters, ssh, nat)
+	if len(inv.Clusters) == 1 && inv.Clusters[0].NetworkID != "" {
+		readRules(c, []string{scope}, size, inv.Clusters, rules, rulesErr, inv.Clusters[0].NetworkID)
+	}
 	inv.Offerings = s.offers.lastRead() // the last sweep's: offerings are cloud-wide, not the cluster's
 	s.ops.operationStartsOf(c, inv.Clusters)
 	return inv, nil

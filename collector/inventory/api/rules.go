@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"strings"
 
 	cs "github.com/apache/cloudstack-go/v2/cloudstack"
@@ -61,8 +62,18 @@ type wireACLItem struct {
 // behind api-lb is left to the database source. A list that fails leaves every cluster's rules
 // unread, with the error, and fails nothing else.
 func networkRules(c *cs.CloudStackClient, scopes []string, size int, clusters []collector.Cluster, pf []pfRule, pfErr error) {
+	readRules(c, scopes, size, clusters, pf, pfErr, "")
+}
+
+// readRules is networkRules over every network, or, for a re-check, over network only (the
+// lists narrowed by id, networkid and the tier's aclid).
+func readRules(c *cs.CloudStackClient, scopes []string, size int, clusters []collector.Cluster, pf []pfRule, pfErr error, network string) {
 	if len(clusters) == 0 || len(scopes) == 0 {
 		return
+	}
+	var byID, onNetwork map[string]string
+	if network != "" {
+		byID, onNetwork = map[string]string{"id": network}, map[string]string{"networkid": network}
 	}
 	unread := func(err error) {
 		for i := range clusters {
@@ -74,28 +85,36 @@ func networkRules(c *cs.CloudStackClient, scopes []string, size int, clusters []
 		return
 	}
 	networks, err := listScopes(scopes, "networks", func(n wireNetwork) string { return string(n.ID) },
-		listPages(c, "listNetworks", "network", cloudstackapi.Total, size, nil, func(n *wireNetwork) wireNetwork { return *n }))
+		listPages(c, "listNetworks", "network", cloudstackapi.Total, size, byID, func(n *wireNetwork) wireNetwork { return *n }))
 	if err != nil {
 		unread(err)
 		return
 	}
+	if network != "" && len(networks) == 0 {
+		unread(errNetworkNotListed) // nothing else to read for it
+		return
+	}
 	firewall, err := listScopes(scopes, "firewall rules", func(f wireFirewall) string { return string(f.ID) },
-		listPages(c, "listFirewallRules", "firewallrule", cloudstackapi.Total, size, nil, func(f *wireFirewall) wireFirewall { return *f }))
+		listPages(c, "listFirewallRules", "firewallrule", cloudstackapi.Total, size, onNetwork, func(f *wireFirewall) wireFirewall { return *f }))
 	if err != nil {
 		unread(err)
 		return
 	}
 	balancing, err := listScopes(scopes, "load balancer rules", func(b wireBalancer) string { return string(b.ID) },
-		listPages(c, "listLoadBalancerRules", "loadbalancerrule", cloudstackapi.Total, size, nil, func(b *wireBalancer) wireBalancer { return *b }))
+		listPages(c, "listLoadBalancerRules", "loadbalancerrule", cloudstackapi.Total, size, onNetwork, func(b *wireBalancer) wireBalancer { return *b }))
 	if err != nil {
 		unread(err)
 		return
 	}
 	var acl []wireACLItem
-	if hasTier(networks) {
+	if tier := tierACL(networks); tier != "" {
 		// ACL items belong to ACL lists, not to accounts: one listing, without projects.
+		var byACL map[string]string
+		if network != "" {
+			byACL = map[string]string{"aclid": tier}
+		}
 		if acl, err = listScopes([]string{""}, "network ACL items", func(a wireACLItem) string { return string(a.ID) },
-			listPages(c, "listNetworkACLs", "networkacl", cloudstackapi.Total, size, nil, func(a *wireACLItem) wireACLItem { return *a })); err != nil {
+			listPages(c, "listNetworkACLs", "networkacl", cloudstackapi.Total, size, byACL, func(a *wireACLItem) wireACLItem { return *a })); err != nil {
 			unread(err)
 			return
 		}
@@ -104,21 +123,25 @@ func networkRules(c *cs.CloudStackClient, scopes []string, size int, clusters []
 	for i := range clusters {
 		r, ok := byNetwork[clusters[i].NetworkID]
 		if !ok {
-			clusters[i].Rules = &collector.NetworkRules{Err: "the cluster's network is not listed"}
+			clusters[i].Rules = &collector.NetworkRules{Err: errNetworkNotListed.Error()}
 			continue
 		}
 		clusters[i].Rules = r
 	}
 }
 
-// hasTier reports whether a network is a VPC tier, whose ACL items are then listed.
-func hasTier(networks []wireNetwork) bool {
+// errNetworkNotListed leaves a cluster's rules unread: listNetworks does not show its network.
+var errNetworkNotListed = errors.New("the cluster's network is not listed")
+
+// tierACL returns the ACL list of a VPC tier among networks ("" when none is a tier), whose
+// items are then listed.
+func tierACL(networks []wireNetwork) string {
 	for _, n := range networks {
-		if n.VPCID != "" {
-			return true
+		if n.VPCID != "" && n.ACLID != "" {
+			return string(n.ACLID)
 		}
 	}
-	return false
+	return ""
 }
 
 // groupRules files each rule under its network (rules being revoked are gone already), and the
