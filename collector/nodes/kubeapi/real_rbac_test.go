@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -128,12 +129,13 @@ func docsServiceAccount(t *testing.T) (manifests, script string) {
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
 	block := func(lang string) string {
-		_, rest, ok := strings.Cut(section, "\n```"+lang+"\n")
-		body, _, closed := strings.Cut(rest, "\n```\n")
-		if !ok || !closed {
+		// The fence's info string starts with the language; words after it mark the block for
+		// docs/commands_test.go ("sh script").
+		m := regexp.MustCompile("(?s)\n```" + lang + "(?: [^\n]*)?\n(.*?)\n```\n").FindStringSubmatch(section)
+		if m == nil {
 			t.Fatalf("the section has no %s block", lang)
 		}
-		return body + "\n"
+		return m[1] + "\n"
 	}
 	return block("yaml"), block("sh")
 }
