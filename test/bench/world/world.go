@@ -46,9 +46,10 @@ type Spec struct {
 // piece that the API shows, named by the kind of its finding (KindOf), with what tells it apart
 // after a space: "unmapped_vm by vmtype" is a VM CKS deployed for the cluster's account (vmtype
 // cksnode), in no map and named like no node, as a tenant may rename one; network_rule_missing
-// is the firewall rule of the API port deleted (addRules).
+// is the firewall rule of the API port deleted (addRules), offering_missing the workers' service
+// offering inactive.
 var DriftKinds = []string{"unmapped_vm", "vm_not_a_node", "node_without_vm", "vm_map_incomplete", "mapped_vm_expunged",
-	"vm_map_excess", "mapped_vm_not_running", "unmapped_vm by vmtype", "network_rule_missing"}
+	"vm_map_excess", "mapped_vm_not_running", "unmapped_vm by vmtype", "network_rule_missing", "offering_missing"}
 
 // KindOf returns the kind of the finding a piece of drift of DriftKinds makes.
 func KindOf(piece string) string {
@@ -198,8 +199,12 @@ const (
 
 // Offerings is how many service offerings the world's clusters share, as a cloud offers a few
 // sizes: cluster i is deployed with offering i mod Offerings, and from 4.21 names it for its
-// workers and the next one for its control nodes (controlofferingid, workerofferingid).
+// workers and the next one for its control nodes (controlofferingid, workerofferingid). One
+// more, retiredOffering, is inactive: the workers' offering of the world's offering_missing.
 const Offerings = 12
+
+// retiredOffering is the uuid of the inactive offering.
+var retiredOffering = uuid(kindOffering, Offerings+1)
 
 // fill writes clusters, VMs and rules into the fake's tables, and each cluster's nodes into its
 // control node when there are control nodes (not for CountsOf).
@@ -220,7 +225,9 @@ func (w *World) fill() {
 			cw.ServiceOfferings = append(cw.ServiceOfferings, &cloudstacktest.ServiceOffering{InternalID: int64(k + 1), ID: offering(k),
 				Name: fmt.Sprintf("cks-%d-cpu", 2+k), State: "Active"})
 		}
-		w.Counts.Offerings = Offerings
+		cw.ServiceOfferings = append(cw.ServiceOfferings, &cloudstacktest.ServiceOffering{InternalID: Offerings + 1, ID: retiredOffering,
+			Name: "cks-retired", State: "Inactive"})
+		w.Counts.Offerings = Offerings + 1 // listed with state=all
 		cw.Clusters = make([]*cloudstacktest.Cluster, 0, w.Spec.Clusters)
 		for i := range w.Spec.Clusters {
 			name := fmt.Sprintf("cluster-%05d", i+1)
@@ -289,6 +296,9 @@ func (w *World) fill() {
 				IPAddress: "127.0.0.1", IPAddressID: uuid(kindIP, i+1),
 				ControlNodes: 1, Size: size, Created: clusterCreated,
 				ServiceOfferingID: offering(i), WorkerOfferingID: offering(i), ControlOfferingID: offering(i + 1),
+			}
+			if piece == "offering_missing" { // its workers' offering retired: the next scale fails
+				c.WorkerOfferingID = retiredOffering
 			}
 			for _, v := range vms {
 				c.VMMap = append(c.VMMap, v.InternalID)
