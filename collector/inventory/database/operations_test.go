@@ -2,6 +2,7 @@ package database
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,12 +64,25 @@ func TestOperationStarted(t *testing.T) {
 
 // TestOperationStartedWhateverTheCollation finds the create's event of a Starting cluster in both
 // of its texts, "Creating Kubernetes cluster. Cluster Id: <id>" (up to 4.19.0.0) and "Creating
-// Kubernetes cluster Id: <id>" (from 4.19.1.0), with event.description under the charset's
-// default, case-insensitive collation and under utf8mb4_bin, where a LIKE compares case.
+// Kubernetes cluster Id: <id>" (from 4.19.1.0), on every schema, with event.description in
+// utf8 (CloudStack's charset up to 4.19) and utf8mb4 (from schema-41910to42000.sql, 4.20) under
+// the charset's default, case-insensitive collation and under its _bin one, where a LIKE compares
+// case: the match lower-cases the description itself, whatever the column's collation.
 func TestOperationStartedWhateverTheCollation(t *testing.T) {
 	at := created.Add(-2 * time.Hour).UTC().Truncate(time.Second)
-	for _, collation := range []string{"utf8mb4_general_ci", "utf8mb4_bin"} {
-		t.Run(collation, func(t *testing.T) {
+	type schema struct {
+		version   mariadbtest.Version
+		collation string
+	}
+	var schemas []schema
+	for _, v := range []mariadbtest.Version{mariadbtest.V4_14, mariadbtest.V4_16, mariadbtest.V4_17, mariadbtest.V4_19, mariadbtest.V4_21} {
+		for _, collation := range []string{"utf8mb3_general_ci", "utf8mb3_bin", "utf8mb4_general_ci", "utf8mb4_bin"} {
+			schemas = append(schemas, schema{v, collation})
+		}
+	}
+	for _, sc := range schemas {
+		collation := sc.collation
+		t.Run(sc.version.String()+" "+collation, func(t *testing.T) {
 			w := &cloudstacktest.World{}
 			var want []*cloudstacktest.Cluster
 			for i, text := range []string{"Creating Kubernetes cluster. Cluster Id: %d", "Creating Kubernetes cluster Id: %d"} {
@@ -78,8 +92,9 @@ func TestOperationStartedWhateverTheCollation(t *testing.T) {
 				e.Description = fmt.Sprintf(text, s.Cluster.InternalID)
 				want = append(want, s.Cluster)
 			}
-			src, d := load(t, w, mariadbtest.Current, Options{})
-			if _, err := d.Admin.Exec("ALTER TABLE event MODIFY COLUMN description varchar(1024) CHARACTER SET utf8mb4 COLLATE " + collation + " NOT NULL"); err != nil {
+			src, d := load(t, w, sc.version, Options{})
+			charset, _, _ := strings.Cut(collation, "_")
+			if _, err := d.Admin.Exec("ALTER TABLE event MODIFY COLUMN description varchar(1024) CHARACTER SET " + charset + " COLLATE " + collation + " NOT NULL"); err != nil {
 				t.Fatal(err)
 			}
 			got := map[string]time.Time{}
