@@ -8,7 +8,7 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
 )
 
-// buildWorld creates ten clusters: three healthy (one of them created before 4.16, with -master
+// buildWorld creates twelve clusters: three healthy (one of them created before 4.16, with -master
 // names, reached as the user core that CloudStack recorded for it), one with a missing map row
 // (unmapped_vm), one with a running VM that is not a Kubernetes node (vm_not_a_node), one left in
 // Scaling by a scale asked for three hours ago (skipped, and stuck_in_operation), one that
@@ -16,8 +16,10 @@ import (
 // (node_version_mismatch, versionSkew), one with three control nodes scaled down from 3 workers to
 // 2 that kept all 3 in its map (vm_map_excess, apache/cloudstack#12229), one with a stopped
 // worker, in Alert (mapped_vm_not_running), and one of project green beside a VM that CKS deployed
-// for the project and its tenant renamed (unmapped_vm, by its vmtype cksnode). With apis, every
-// cluster also gets a Kubernetes API server.
+// for the project and its tenant renamed (unmapped_vm, by its vmtype cksnode), one with every
+// network rule CKS creates but a worker's SSH port-forwarding rule (network_rule_missing), and one
+// whose service offering was deleted (offering_missing). With apis, every cluster also gets a
+// Kubernetes API server.
 func buildWorld(sim *simulator.Simulator, apis *kubeAPIs) error {
 	specs := []simulator.ClusterSpec{
 		{Name: "prod-east", Controls: 3, Workers: 2},
@@ -30,6 +32,8 @@ func buildWorld(sim *simulator.Simulator, apis *kubeAPIs) error {
 		{Name: "search", Controls: 3, Workers: 3},
 		{Name: "web", Workers: 2},
 		{Name: "Team Green", ProjectID: "a0000000-0000-4000-8000-0000000000c1", Project: "green", Account: "green"},
+		{Name: "payments", Workers: 2, NetworkRules: true},
+		{Name: "reports", Workers: 1},
 	}
 	clusters := make(map[string]simulator.Cluster)
 	for _, spec := range specs {
@@ -67,8 +71,10 @@ func buildWorld(sim *simulator.Simulator, apis *kubeAPIs) error {
 
 // cksOperations leaves the drift that makes CKS's own next scale or upgrade go wrong: search's
 // scale-down kept a worker (vm_map_excess), a worker of web is stopped (mapped_vm_not_running),
-// and a VM CKS deployed for project green was renamed by its tenant, so that only its vmtype
-// says it is a CKS node (unmapped_vm).
+// a VM CKS deployed for project green was renamed by its tenant, so that only its vmtype says it
+// is a CKS node (unmapped_vm), the tenant of payments deleted the port-forwarding rule of a
+// worker's SSH port (network_rule_missing), and the service offering of reports was deleted
+// (offering_missing).
 func cksOperations(sim *simulator.Simulator, clusters map[string]simulator.Cluster) error {
 	if _, err := sim.ScaleDownLeavingWorkers(clusters["search"].ID, 2); err != nil {
 		return err
@@ -77,7 +83,14 @@ func cksOperations(sim *simulator.Simulator, clusters map[string]simulator.Clust
 	if _, err := sim.StopVM(web.ID, web.VMs[len(web.VMs)-1]); err != nil {
 		return err
 	}
-	_, err := sim.AddDeployedVM(clusters["Team Green"].ID, "green-gpu-worker", time.Now().Add(-30*time.Minute))
+	if _, err := sim.AddDeployedVM(clusters["Team Green"].ID, "green-gpu-worker", time.Now().Add(-30*time.Minute)); err != nil {
+		return err
+	}
+	payments := clusters["payments"]
+	if _, err := sim.RemoveSSHRule(payments.ID, payments.VMs[len(payments.VMs)-1]); err != nil {
+		return err
+	}
+	_, err := sim.RemoveServiceOffering(clusters["reports"].ID)
 	return err
 }
 
