@@ -1,6 +1,7 @@
 package exporter
 
 import (
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +13,8 @@ import (
 
 // TestFindingCause: a worker VM destroyed by its owner's user bob is found with the VM.DESTROY
 // that CloudStack recorded against it as its cause: /findings carries it, the annotation ends with
-// "Last change: VM.DESTROY by bob at <created>", the status page shows it beside the finding. The
+// "Last change: VM.DESTROY by bob at <created>", the status page shows it beside the finding, the
+// finding's WARN line names it. The
 // event is looked up once, when the finding is new, not at each cycle, and a restart keeps the
 // cause (the state file) without looking it up again. Another tenant's newer event on the same VM
 // explains nothing.
@@ -48,6 +50,15 @@ func TestFindingCause(t *testing.T) {
 	_, page := get(t, e.url+"/clusters/"+cs[0].ID)
 	if !strings.Contains(page, "VM.DESTROY</strong> by bob") || !strings.Contains(page, destroy.ID) {
 		t.Errorf("the cluster's status page does not show the cause")
+	}
+	var logged int
+	for _, l := range e.logs.since(0, slog.LevelWarn) {
+		if l.Attrs["cause_event_id"] == destroy.ID && l.Attrs["cause_type"] == "VM.DESTROY" && l.Attrs["cause_username"] == "bob" {
+			logged++
+		}
+	}
+	if logged != 1 {
+		t.Errorf("%d WARN lines of the finding with its cause, want 1", logged)
 	}
 	lookups := func() int { return len(causeLookups(e.sim.CloudStack)) }
 	if n := lookups(); n != 1 {

@@ -230,7 +230,12 @@ func (n *Notifier) logEvent(e event) {
 		return
 	}
 	f := e.Finding
-	n.logger.Warn(f.Message, "cluster", e.Cluster, "cluster_id", e.ClusterID, "kind", string(f.Kind), "vm_id", f.VMID, "vm_name", f.VMName)
+	attrs := []any{"cluster", e.Cluster, "cluster_id", e.ClusterID, "kind", string(f.Kind), "vm_id", f.VMID, "vm_name", f.VMName}
+	if !f.Cause.IsZero() {
+		attrs = append(attrs, "cause_event_id", f.Cause.EventID, "cause_type", f.Cause.Type, "cause_username", f.Cause.Username,
+			"cause_account", f.Cause.Account, "cause_created", f.Cause.Created)
+	}
+	n.logger.Warn(f.Message, attrs...)
 }
 
 // settle marks as done the parts that are not to be sent: all of them when the notifier is
