@@ -4,6 +4,7 @@ package rabbitmqtest
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -39,6 +40,7 @@ type Broker struct {
 	t        testing.TB
 	dir      string
 	port     int // AMQP
+	distPort int // Erlang distribution
 	epmdPort int
 	node     string
 	cmd      *exec.Cmd
@@ -59,7 +61,7 @@ func Start(t testing.TB) *Broker {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &Broker{t: t, dir: dir, port: freePort(t), epmdPort: freePort(t), node: fmt.Sprintf("cks%d@localhost", os.Getpid()%100000)}
+	b := &Broker{t: t, dir: dir, port: freePort(t), distPort: freePort(t), epmdPort: freePort(t), node: fmt.Sprintf("cks%d@localhost", os.Getpid()%100000)}
 	conf := fmt.Sprintf("listeners.tcp.default = 127.0.0.1:%d\nloopback_users = none\ndefault_user = %s\ndefault_pass = %s\n", b.port, User, Password)
 	for name, content := range map[string]string{"enabled_plugins": "[].\n", "rabbitmq.conf": conf} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
@@ -96,7 +98,7 @@ func (b *Broker) Restart() {
 		"RABBITMQ_NODENAME="+b.node,
 		"RABBITMQ_NODE_IP_ADDRESS=127.0.0.1",
 		"RABBITMQ_NODE_PORT="+strconv.Itoa(b.port),
-		"RABBITMQ_DIST_PORT="+strconv.Itoa(b.port+10000),
+		"RABBITMQ_DIST_PORT="+strconv.Itoa(b.distPort),
 		"RABBITMQ_CONFIG_FILE="+filepath.Join(b.dir, "rabbitmq"),
 		"RABBITMQ_ENABLED_PLUGINS_FILE="+filepath.Join(b.dir, "enabled_plugins"),
 		"RABBITMQ_PID_FILE="+filepath.Join(b.dir, "pid"),
@@ -180,22 +182,22 @@ func (b *Broker) logTail() string {
 	return strings.TrimSpace(s)
 }
 
-// freePort returns a loopback port free now, below 55000 so that the distribution port (port +
-// 10000) is a port too.
+// freePort returns a port free now on every address, below Linux's ephemeral ports (32768 on):
+// RabbitMQ refuses to start when its distribution port is in use by anything
+// (dist_port_already_used), and on a busy machine a port handed out by the kernel, free when
+// picked, soon becomes the local end of some outgoing connection.
 func freePort(t testing.TB) int {
 	t.Helper()
 	for range 100 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		port := 10000 + rand.IntN(22000)
+		l, err := net.Listen("tcp", ":"+strconv.Itoa(port))
 		if err != nil {
-			t.Fatal(err)
+			continue
 		}
-		port := l.Addr().(*net.TCPAddr).Port
 		_ = l.Close()
-		if port < 55000 {
-			return port
-		}
+		return port
 	}
-	t.Fatal("rabbitmqtest: no free port below 55000")
+	t.Fatal("rabbitmqtest: no free port between 10000 and 32000")
 	return 0
 }
 
