@@ -41,7 +41,7 @@ func Compare(c Cluster, idx *Index, nodes NodeList, now time.Time, grace time.Du
 			continue
 		case (m.Removed || expunging(m.State)) && !young(m.Created):
 			res.VM = append(res.VM, Finding{Kind: KindMappedVMExpunged, VMID: m.ID, VMName: m.Name, InternalID: m.InternalID,
-				Message: fmt.Sprintf("VM %s (%s) is one of the VMs of Kubernetes cluster %s in CloudStack, but has been or is being expunged", m.Name, m.ID, c.Name)})
+				Message: expungedMessage(m, c.Name)})
 		}
 		if !m.Removed {
 			visible++
@@ -81,6 +81,18 @@ func Compare(c Cluster, idx *Index, nodes NodeList, now time.Time, grace time.Du
 	sortFindings(res.VM)
 	sortFindings(res.Node)
 	return res
+}
+
+// expungedMessage is the message of a mapped VM that is gone or going: expunged, or unmanaged,
+// which CloudStack records the same way but for its VM.UNMANAGE event. An unmanaged node keeps
+// running outside CloudStack; CloudStack keeps the cluster in Alert and deleting the cluster
+// fails (apache/cloudstack#12783).
+func expungedMessage(m MappedVM, cluster string) string {
+	if m.Unmanaged {
+		return fmt.Sprintf("VM %s (%s) is one of the VMs of Kubernetes cluster %s in CloudStack, but was unmanaged (unmanageVirtualMachine): "+
+			"it runs outside CloudStack, CloudStack keeps the cluster in Alert, and deleting the cluster fails until the VM's map row is removed", m.Name, m.ID, cluster)
+	}
+	return fmt.Sprintf("VM %s (%s) is one of the VMs of Kubernetes cluster %s in CloudStack, but has been or is being expunged", m.Name, m.ID, cluster)
 }
 
 // deployedMessage is the message of an unmapped VM that CloudStack records as deployed by CKS

@@ -69,9 +69,12 @@ type MappedVM struct {
 	State      string
 	Created    time.Time
 	Removed    bool // expunged: vm_instance.removed is set
-	Missing    bool // the row names a VM id that does not exist
-	Etcd       bool // an etcd node, never expected among the Kubernetes nodes
-	External   bool // added with addNodesToKubernetesCluster, arbitrary name
+	// Unmanaged: the VM was removed by unmanageVirtualMachine, not expunged: it still runs on its
+	// hypervisor outside CloudStack (only the database source tells, by its VM.UNMANAGE event).
+	Unmanaged bool
+	Missing   bool // the row names a VM id that does not exist
+	Etcd      bool // an etcd node, never expected among the Kubernetes nodes
+	External  bool // added with addNodesToKubernetesCluster, arbitrary name
 	// KubernetesVersion is the node's own Kubernetes version in CloudStack (4.21 on: the map
 	// row's kubernetes_node_version), which may differ from the cluster's for a node excluded
 	// from upgrades; empty when the release or source does not say.

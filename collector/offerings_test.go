@@ -123,3 +123,28 @@ func TestOfferingFindingKeptWhileUnread(t *testing.T) {
 		t.Errorf("offering active again: the cluster side kept %+v", got)
 	}
 }
+
+// TestUnmanagedMessage: a mapped VM removed by unmanageVirtualMachine is mapped_vm_expunged
+// that says it was unmanaged and that deleting the cluster fails; an expunged one keeps its text.
+func TestUnmanagedMessage(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
+	c := Cluster{ID: "k1", Name: "prod", State: "Alert", ControlNodes: 1, WorkerNodes: 2, MapRowsVisible: true, Mapped: []MappedVM{
+		{ID: "c1", Name: "prod-control-1", State: "Running"},
+		{ID: "w1", Name: "prod-node-1", State: "Expunging", Removed: true, Unmanaged: true},
+		{ID: "w2", Name: "prod-node-2", State: "Expunging", Removed: true},
+	}}
+	got := map[string]string{}
+	for _, f := range Compare(c, NewIndex(Inventory{}), NodeList{}, now, time.Minute).VM {
+		if f.Kind == KindMappedVMExpunged {
+			got[f.VMID] = f.Message
+		}
+	}
+	if m := got["w1"]; !strings.Contains(m, "VM prod-node-1 (w1) is one of the VMs of Kubernetes cluster prod in CloudStack, but was unmanaged") ||
+		!strings.Contains(m, "deleting the cluster fails") {
+		t.Errorf("unmanaged VM's message %q", m)
+	}
+	if m := got["w2"]; m != "VM prod-node-2 (w2) is one of the VMs of Kubernetes cluster prod in CloudStack, but has been or is being expunged" {
+		t.Errorf("expunged VM's message %q", m)
+	}
+}

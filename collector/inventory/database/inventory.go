@@ -103,7 +103,7 @@ func mapped(c collector.Cluster, m mapRow) collector.MappedVM {
 	}
 	return collector.MappedVM{
 		ID: m.uuid.String, InternalID: m.vm.Int64, Name: m.name.String, State: m.state.String,
-		Created: utc(m.created), Removed: m.removed.Valid,
+		Created: utc(m.created), Removed: m.removed.Valid, Unmanaged: m.unmanaged.Bool,
 		Etcd: m.etcd || collector.IsEtcdName(c, m.name.String), External: m.external,
 		KubernetesVersion: m.nodeVersion.String,
 	}

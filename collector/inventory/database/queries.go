@@ -96,12 +96,17 @@ ORDER BY k.id`
 }
 
 // mapQuery reads every map row of every cluster with its VM, expunged or not; v.id is NULL when
-// the VM does not exist.
+// the VM does not exist. For a removed VM it also reads whether it was unmanaged, not expunged:
+// unmanageVirtualMachine leaves the row as an expunge does (state Expunging, removed set,
+// UserVmManagerImpl.unmanageVMFromDB at 4.19.0.0), and only its VM.UNMANAGE event, whose resource
+// is the VM (UnmanageVMInstanceCmd.getApiResourceId), tells them apart; the event must be under
+// the VM's own account (where the event table has resource_id, 4.17 on).
 func (c columns) mapQuery() string {
 	return `SELECT m.id, m.cluster_id, m.vm_id, ` + pick(c.mapControl, "m.control_node", "0") + `, ` +
 		pick(c.mapEtcd, "m.etcd_node", "0") + `, ` + pick(c.mapExternal, "m.external_node", "0") + `, ` +
 		pick(c.mapVersion, "m.kubernetes_node_version", "NULL") + `,
-  v.id, v.uuid, v.name, v.state, v.created, v.removed
+  v.id, v.uuid, v.name, v.state, v.created, v.removed, ` + pick(c.events && c.eventResource, `v.removed IS NOT NULL AND EXISTS (SELECT 1 FROM event e
+    WHERE e.type = 'VM.UNMANAGE' AND e.resource_type = 'VirtualMachine' AND e.resource_id = v.id AND e.account_id = v.account_id)`, "0") + `
 FROM kubernetes_cluster_vm_map m
 JOIN kubernetes_cluster k ON k.id = m.cluster_id
 LEFT JOIN vm_instance v ON v.id = m.vm_id
@@ -246,6 +251,7 @@ type mapRow struct {
 	vm                      sql.NullInt64 // vm_instance.id; NULL when the VM does not exist
 	uuid, name, state       sql.NullString
 	created, removed        sql.NullTime
+	unmanaged               sql.NullBool // removed by unmanageVirtualMachine (see mapQuery)
 }
 
 type vmRow struct {
@@ -346,7 +352,7 @@ func (r reader) read(ctx context.Context) (out rows, step string, err error) {
 	if err := r.query(ctx, c.mapQuery(), func(res *sql.Rows) error {
 		var m mapRow
 		err := res.Scan(&m.id, &m.clusterID, &m.vmID, &m.control, &m.etcd, &m.external, &m.nodeVersion,
-			&m.vm, &m.uuid, &m.name, &m.state, &m.created, &m.removed)
+			&m.vm, &m.uuid, &m.name, &m.state, &m.created, &m.removed, &m.unmanaged)
 		out.maps = append(out.maps, m)
 		return err
 	}); err != nil {
