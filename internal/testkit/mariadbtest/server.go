@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/ports"
 )
 
 // EnvDSN names the environment variable with the DSN of an already running server, used instead of
@@ -337,14 +339,7 @@ func prepare(c *mysql.Config) {
 	}
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
+func freePort() (int, error) { return ports.Free() }
 
 // tail returns the last lines of the server's logs, for startup errors.
 func tail(files ...string) string {

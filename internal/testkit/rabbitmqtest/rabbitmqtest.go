@@ -4,8 +4,6 @@ package rabbitmqtest
 
 import (
 	"fmt"
-	"math/rand/v2"
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -18,6 +16,7 @@ import (
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/ports"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/tooltest"
 )
 
@@ -182,23 +181,16 @@ func (b *Broker) logTail() string {
 	return strings.TrimSpace(s)
 }
 
-// freePort returns a port free now on every address, below Linux's ephemeral ports (32768 on):
-// RabbitMQ refuses to start when its distribution port is in use by anything
-// (dist_port_already_used), and on a busy machine a port handed out by the kernel, free when
-// picked, soon becomes the local end of some outgoing connection.
+// freePort returns a port free now on every address, outside Linux's ephemeral ports
+// (ports.Free): RabbitMQ refuses to start when its distribution port is in use by anything
+// (dist_port_already_used).
 func freePort(t testing.TB) int {
 	t.Helper()
-	for range 100 {
-		port := 10000 + rand.IntN(22000)
-		l, err := net.Listen("tcp", ":"+strconv.Itoa(port))
-		if err != nil {
-			continue
-		}
-		_ = l.Close()
-		return port
+	port, err := ports.Free()
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatal("rabbitmqtest: no free port between 10000 and 32000")
-	return 0
+	return port
 }
 
 func chownAll(dir string, uid, gid int) error {

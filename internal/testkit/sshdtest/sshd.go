@@ -21,6 +21,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/ports"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/sshtest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/tooltest"
 )
@@ -258,12 +259,11 @@ func (s *Server) run() (bool, string) {
 
 func freePort(t testing.TB) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := ports.Free()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return port
 }
 
 // HostKey is a host key with its private half in OpenSSH's format, as sshd reads it.
