@@ -67,8 +67,8 @@ func (e *env) offeringEpisode(c simulator.Cluster, load, hide, show func()) {
 	}
 	msg := "of its control and worker nodes is removed in CloudStack: CKS's next scale of the cluster fails"
 	written := e.writes()
-	if count(written, "addAnnotation [WARN] Kubernetes cluster test: the service offering ", msg) != 1 ||
-		count(written, "generateAlert Kubernetes cluster test: the service offering ", msg) != 1 || len(written) != 2 {
+	if count(written, "addAnnotation [WARN] Kubernetes cluster test: the service offering small (", msg) != 1 ||
+		count(written, "generateAlert Kubernetes cluster test: the service offering small (", msg) != 1 || len(written) != 2 {
 		e.t.Fatalf("writes: %q, want one [WARN] annotation and one alert with %q", written, msg)
 	}
 

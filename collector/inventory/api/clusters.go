@@ -23,6 +23,10 @@ type clusterRow struct {
 
 	versionID string // kubernetesversionid: the cluster's Kubernetes version
 
+	// offeringID and offeringName are serviceofferingid and serviceofferingname: the cluster's
+	// offering, also once it is removed.
+	offeringID, offeringName string
+
 	controlID   string // the first control VM; empty when there is none
 	controlNIC  string // its address on the cluster's network
 	controlUser string // its controlNodeLoginUser detail
@@ -43,7 +47,7 @@ func toClusterRow(k *wireCluster) clusterRow {
 		c.ControlNodes = int(k.MasterNodes)
 	}
 	row := clusterRow{cluster: c, ipAddress: string(k.IPAddress), ipAddressID: string(k.IPAddressID),
-		versionID: string(k.KubernetesVersionID)}
+		versionID: string(k.KubernetesVersionID), offeringID: string(k.ServiceOfferingID), offeringName: string(k.ServiceOfferingName)}
 	if k.VMs == nil && k.VMIDs != nil {
 		row.legacy = true
 		for _, id := range *k.VMIDs {

@@ -2,6 +2,7 @@ package api
 
 import (
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -46,6 +47,28 @@ func listOfferings(c *cs.CloudStackClient, size int) (collector.Offerings, error
 			Inactive: strings.EqualFold(string(o.State), "Inactive")}
 	}
 	return out, nil
+}
+
+// namedRemoved adds to a listing the clusters' own offerings it does not list, as removed, with
+// the name the cluster answer gives (createKubernetesClusterResponse looks the cluster's offering up
+// including removed rows), so that a removed offering is named as the database source names it.
+// The listing is copied, never changed: the last one is shared with re-checks.
+func namedRemoved(listed collector.Offerings, clusters []clusterRow) collector.Offerings {
+	if !listed.Read {
+		return listed
+	}
+	out, copied := listed, false
+	for _, r := range clusters {
+		if _, ok := out.ByID[r.offeringID]; r.offeringID == "" || ok || r.offeringName == "" {
+			continue
+		}
+		if !copied {
+			out.ByID, copied = make(map[string]collector.Offering, len(listed.ByID)+1), true
+			maps.Copy(out.ByID, listed.ByID)
+		}
+		out.ByID[r.offeringID] = collector.Offering{ID: r.offeringID, Name: r.offeringName, Removed: true}
+	}
+	return out
 }
 
 // offeringsState keeps the last listing, which a re-check of one cluster reuses instead of

@@ -17,8 +17,9 @@ import (
 // each release line's answers: serviceofferingid on every line, also for a removed offering;
 // the node types' own from 4.21 (the 4.22 line), left out of the answer once removed; inactive
 // offerings listed as such from 4.19.1.0 (state=all, the 4.20 and 4.22 lines), not listed at all
-// on the 4.18 line, where offerings have a state the list does not take. One listServiceOfferings
-// call a cycle, however many clusters.
+// on the 4.18 line, where offerings have a state the list does not take. A cluster's own offering
+// that is not listed is taken as removed, named as the cluster answer names it. One
+// listServiceOfferings call a cycle, however many clusters.
 func TestInventoryOfferings(t *testing.T) {
 	type want struct {
 		offerings map[string][]collector.NodeOffering // by cluster name
@@ -31,17 +32,18 @@ func TestInventoryOfferings(t *testing.T) {
 		{cloudstacktest.Release416, func(small, retired, gone, etcd string) want {
 			return want{offerings: map[string][]collector.NodeOffering{
 				"plain": nodes(small, small), "on-retired": nodes(retired, retired), "on-gone": nodes(gone, gone), "per-type": nodes(small, small)},
-				listed: map[string]collector.Offering{"small": {ID: small, Name: "small"}, "retired": {ID: retired, Name: "retired"}, "etcd": {ID: etcd, Name: "etcd"}}}
+				listed: map[string]collector.Offering{"small": {ID: small, Name: "small"}, "retired": {ID: retired, Name: "retired"}, "etcd": {ID: etcd, Name: "etcd"}, "gone": {ID: gone, Name: "gone", Removed: true}}}
 		}},
 		{cloudstacktest.Release418, func(small, retired, gone, etcd string) want {
 			return want{offerings: map[string][]collector.NodeOffering{
 				"plain": nodes(small, small), "on-retired": nodes(retired, retired), "on-gone": nodes(gone, gone), "per-type": nodes(small, small)},
-				listed: map[string]collector.Offering{"small": {ID: small, Name: "small"}, "etcd": {ID: etcd, Name: "etcd"}}}
+				listed: map[string]collector.Offering{"small": {ID: small, Name: "small"}, "etcd": {ID: etcd, Name: "etcd"},
+					"retired": {ID: retired, Name: "retired", Removed: true}, "gone": {ID: gone, Name: "gone", Removed: true}}}
 		}},
 		{cloudstacktest.Release420, func(small, retired, gone, etcd string) want {
 			return want{offerings: map[string][]collector.NodeOffering{
 				"plain": nodes(small, small), "on-retired": nodes(retired, retired), "on-gone": nodes(gone, gone), "per-type": nodes(small, small)},
-				listed: map[string]collector.Offering{"small": {ID: small, Name: "small"}, "retired": {ID: retired, Name: "retired", Inactive: true}, "etcd": {ID: etcd, Name: "etcd"}}}
+				listed: map[string]collector.Offering{"small": {ID: small, Name: "small"}, "retired": {ID: retired, Name: "retired", Inactive: true}, "etcd": {ID: etcd, Name: "etcd"}, "gone": {ID: gone, Name: "gone", Removed: true}}}
 		}},
 		{cloudstacktest.Release422, func(small, retired, gone, etcd string) want {
 			return want{offerings: map[string][]collector.NodeOffering{
@@ -50,7 +52,7 @@ func TestInventoryOfferings(t *testing.T) {
 				// reads as having the cluster's
 				"per-type": append(nodes(retired, small), collector.NodeOffering{NodeType: collector.NodeEtcd, ID: etcd})},
 				listed: map[string]collector.Offering{"small": {ID: small, Name: "small"}, "retired": {ID: retired, Name: "retired", Inactive: true},
-					"etcd": {ID: etcd, Name: "etcd"}}}
+					"etcd": {ID: etcd, Name: "etcd"}, "gone": {ID: gone, Name: "gone", Removed: true}}}
 		}},
 	} {
 		t.Run(tt.release, func(t *testing.T) {

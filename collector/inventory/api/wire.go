@@ -153,10 +153,11 @@ type wireCluster struct {
 	// (ApiConstants.CONTROL_/WORKER_/ETCD_SERVICE_OFFERING_ID), looked up with findById
 	// (setNodeTypeServiceOfferingResponse): a removed one is left out of the answer, so the API
 	// cannot tell it from none, and the node type reads as having the cluster's offering.
-	ServiceOfferingID text `json:"serviceofferingid"`
-	ControlOfferingID text `json:"controlofferingid"`
-	WorkerOfferingID  text `json:"workerofferingid"`
-	EtcdOfferingID    text `json:"etcdofferingid"`
+	ServiceOfferingID   text `json:"serviceofferingid"`
+	ServiceOfferingName text `json:"serviceofferingname"`
+	ControlOfferingID   text `json:"controlofferingid"`
+	WorkerOfferingID    text `json:"workerofferingid"`
+	EtcdOfferingID      text `json:"etcdofferingid"`
 }
 
 // wireVM is the part of UserVmResponse (and 4.21's KubernetesUserVmResponse) the check reads.
