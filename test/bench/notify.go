@@ -8,7 +8,8 @@ var inventoryCommands = map[string]bool{
 	"listKubernetesClusters": true, "listVirtualMachines": true, "listPortForwardingRules": true, "listPublicIpAddresses": true,
 	"listKubernetesSupportedVersions": true,
 	"listServiceOfferings":            true,
-	"listEvents":                      true, // when the operation of a cluster in an operation state started
+	"listNetworks":                    true, "listFirewallRules": true, "listLoadBalancerRules": true, "listNetworkACLs": true, // the network side's
+	"listEvents": true, // when a cluster's operation started, and the causes of new findings
 }
 
 // notifierCalls picks the notifier's calls out of a cycle's calls by command.

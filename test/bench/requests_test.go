@@ -63,6 +63,9 @@ func TestRequestsPerCycle(t *testing.T) {
 		if !maps.Equal(got, want) {
 			t.Errorf("%d clusters: requests by command %v, want the pages %v", clusters, got, want)
 		}
+		if notifier, _ := notifierCalls(got); len(notifier) != 0 {
+			t.Errorf("%d clusters: the benchmark would count the inventory's %v as the notifier's (inventoryCommands)", clusters, notifier)
+		}
 		total := 0
 		for _, n := range got {
 			total += n
