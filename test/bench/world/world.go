@@ -20,6 +20,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/cloudstacktest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/sshtest"
 )
@@ -57,9 +58,9 @@ func KindOf(piece string) string {
 	return kind
 }
 
-// nodeSide reports whether a kind is found by comparing with the Kubernetes nodes, so is not
-// found on a cluster whose control node hangs.
-func nodeSide(kind string) bool { return kind == "vm_not_a_node" || kind == "node_without_vm" }
+// nodeSide reports whether a piece's kind is found by comparing with the Kubernetes nodes, so
+// is not found on a cluster whose control node hangs: the side its declaration gives.
+func nodeSide(piece string) bool { return collector.Kind(KindOf(piece)).Side() == collector.SideNode }
 
 // Cluster is what the benchmark needs to know about one cluster.
 type Cluster struct {
