@@ -31,7 +31,7 @@ func Compare(c Cluster, idx *Index, nodes NodeList, now time.Time, grace time.Du
 	deployed := idx.DeployedUnmapped(c)
 	var res Result
 
-	visible := 0
+	visible, removed := 0, 0
 	for _, m := range c.Mapped {
 		switch {
 		case m.Missing:
@@ -43,7 +43,9 @@ func Compare(c Cluster, idx *Index, nodes NodeList, now time.Time, grace time.Du
 			res.VM = append(res.VM, Finding{Kind: KindMappedVMExpunged, VMID: m.ID, VMName: m.Name, InternalID: m.InternalID,
 				Message: expungedMessage(m, c.Name)})
 		}
-		if !m.Removed {
+		if m.Removed {
+			removed++
+		} else {
 			visible++
 		}
 	}
@@ -63,9 +65,10 @@ func Compare(c Cluster, idx *Index, nodes NodeList, now time.Time, grace time.Du
 	named = append(named[:len(named):len(named)], deployed...)
 	if !c.MapRowsVisible {
 		// Through the API a dangling map row only shows as a count gap; VMs named as nodes but
-		// missing from the map explain part of it and are reported as such.
+		// missing from the map, and removed VMs the source still names (an unmanaged VM, told by
+		// its event), explain part of it and are reported as such.
 		want := c.ControlNodes + c.WorkerNodes + c.EtcdNodes
-		if k := want - visible - len(named); k > 0 {
+		if k := want - visible - removed - len(named); k > 0 {
 			res.VM = append(res.VM, Finding{Kind: KindVMMapIncomplete,
 				Message: fmt.Sprintf("Kubernetes cluster %s should have %d VMs but its VM map in CloudStack shows %d: %d missing or expunged", c.Name, want, visible, k)})
 		}

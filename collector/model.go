@@ -70,7 +70,9 @@ type MappedVM struct {
 	Created    time.Time
 	Removed    bool // expunged: vm_instance.removed is set
 	// Unmanaged: the VM was removed by unmanageVirtualMachine, not expunged: it still runs on its
-	// hypervisor outside CloudStack (only the database source tells, by its VM.UNMANAGE event).
+	// hypervisor outside CloudStack, told by its VM.UNMANAGE event. The database source reads it
+	// beside the map rows; the API source, which lists no removed VM, names such a VM (Removed
+	// too) only when it saw it in the map before and found the event by the VM as its resource.
 	Unmanaged bool
 	Missing   bool // the row names a VM id that does not exist
 	Etcd      bool // an etcd node, never expected among the Kubernetes nodes

@@ -22,7 +22,8 @@ const causePages = 2
 const maxTriggers = 2
 
 // Causes looks up the CloudStack event that explains each wanted finding (the exporter's
-// CauseFinder): first the events that started the re-check, by id, then listEvents by the
+// CauseFinder): the VM.UNMANAGE event that named a VM of a map unmanaged (unmanaged.cause), else
+// first the events that started the re-check, by id, then listEvents by the
 // finding's resource (resourceid and resourcetype filter from 4.17.0.0: ListEventsCmd at
 // c56220fcf2, "Updating pom.xml version numbers for release 4.17.0.0", and 4.19.0.0; releases
 // before ignore them and answer events without a resource, so nothing matches and one page is
@@ -34,6 +35,10 @@ func (s *Source) Causes(ctx context.Context, wants []collector.CauseWant) ([]col
 	for i, w := range wants {
 		if err := ctx.Err(); err != nil {
 			return out, err
+		}
+		if cause, ok := s.unmanaged.cause(w); ok {
+			out[i] = cause
+			continue
 		}
 		cause, err := findCause(c, w)
 		if err != nil {

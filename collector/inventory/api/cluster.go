@@ -52,6 +52,7 @@ func (s *Source) ClusterInventory(ctx context.Context, of collector.Cluster) (co
 	}
 	s.addVersions(c, clusters)
 	s.addClusters(&inv, clusters, ssh, nat)
+	s.unmanaged.mark(c, &inv, of.ID, s.opts.Now())
 	if len(inv.Clusters) == 1 && inv.Clusters[0].NetworkID != "" {
 		readRules(c, []string{scope}, size, inv.Clusters, rules, rulesErr, inv.Clusters[0].NetworkID)
 	}

@@ -63,6 +63,7 @@ func (s *Source) Inventory(ctx context.Context) (collector.Inventory, error) {
 	}
 	s.addVersions(c, clusters)
 	s.addClusters(&inv, clusters, ssh, nat)
+	s.unmanaged.mark(c, &inv, "", s.opts.Now())
 	inv.Offerings = namedRemoved(s.offers.read(c, size, inv.Clusters, s.opts.Logger), clusters)
 	networkRules(c, ruleScopes, size, inv.Clusters, rules, rulesErr)
 	s.ops.operationStarts(c, inv.Clusters)

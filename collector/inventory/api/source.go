@@ -27,11 +27,12 @@ type Options struct {
 
 // Source reads the inventory through the API.
 type Source struct {
-	opts     Options
-	api      *cloudstackapi.Client
-	versions versionCache
-	ops      operations // when the operations of clusters in an operation state started
-	offers   offeringsState
+	opts      Options
+	api       *cloudstackapi.Client
+	versions  versionCache
+	ops       operations // when the operations of clusters in an operation state started
+	offers    offeringsState
+	unmanaged unmanaged // the VMs the clusters' maps listed, to tell an unmanaged one
 }
 
 // New validates the options and prepares an API connection of its own (TLS with an extra CA if

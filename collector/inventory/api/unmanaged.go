@@ -1,0 +1,159 @@
+package api
+
+import (
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	cs "github.com/apache/cloudstack-go/v2/cloudstack"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
+)
+
+// unmanageEvent is the type of the event unmanageVirtualMachine records (EventTypes
+// .EVENT_VM_UNMANAGE, UnmanageVMInstanceCmd.getEventType at 4.17.0.0 and 4.21.0.0).
+const unmanageEvent = "VM.UNMANAGE"
+
+// unmanagedLookups bounds the VMs whose events one read of the inventory asks for (each costs at
+// most causePages requests), and unmanagedTries the reads that ask for one VM's: the Completed
+// event is recorded when the job ends, an instant after the VM left the listing, so a VM is asked
+// for at the next read once more, then taken as expunged.
+const (
+	unmanagedLookups = 20
+	unmanagedTries   = 2
+)
+
+// unmanaged tells, through the API, an unmanaged VM of a cluster's map from an expunged one.
+// unmanageVirtualMachine leaves the VM's row as an expunge does (UserVmManagerImpl
+// .unmanageVMFromDB at 4.19.0.0), and createKubernetesClusterResponse then leaves it out of the
+// cluster's virtualmachines as it leaves out an expunged VM: it is listed nowhere, and only its
+// VM.UNMANAGE event, whose resource is the VM (from 4.17), tells them apart. So the source
+// remembers the VMs each cluster's map listed at the last read; a remembered VM that the map and
+// the VM list no longer show, while the cluster has fewer VMs than its nodes, has its events asked
+// for by resource (listEvents resourceid, as the causes are), and a Completed VM.UNMANAGE under
+// the VM's own account makes it a removed, unmanaged VM of the map (collector.MappedVM
+// .Unmanaged), whose event is then the cause of its finding without another request. The memory
+// is lost with the process: after a restart a VM unmanaged before it is a count gap again.
+type unmanaged struct {
+	mu     sync.Mutex
+	mapped map[string]map[string]*knownVM // cluster id -> VM uuid -> what is known of it
+}
+
+// knownVM is a VM a cluster's map listed.
+type knownVM struct {
+	name  string
+	owner collector.Cluster // the VM's account, domain and project (OwnsEvent)
+	tries int               // reads that asked for its events since it left the listing
+	// event is its VM.UNMANAGE, zero until one was found.
+	event collector.CauseEvent
+}
+
+// mark adds to each cluster of inv its unmanaged VMs and remembers what the clusters' maps list;
+// only is nil for a read of every cluster (the clusters it does not list are forgotten), else the
+// id of the one cluster read again. It asks for the events of at most unmanagedLookups VMs and
+// stops asking at the first failed request (the VMs are asked for at the next read).
+func (u *unmanaged) mark(c *cs.CloudStackClient, inv *collector.Inventory, only string, now time.Time) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	listed := make(map[string]*collector.VM, len(inv.VMs))
+	for i := range inv.VMs {
+		listed[inv.VMs[i].ID] = &inv.VMs[i]
+	}
+	next := make(map[string]map[string]*knownVM, len(inv.Clusters))
+	if only != "" {
+		for id, vms := range u.mapped {
+			if id != only {
+				next[id] = vms
+			}
+		}
+	}
+	budget := unmanagedLookups
+	failed := false
+	lookup := func(k collector.Cluster, id string, vm *knownVM) {
+		if failed || budget == 0 || vm.tries >= unmanagedTries {
+			return
+		}
+		budget--
+		vm.tries++
+		e, err := findUnmanage(c, k, id, vm.owner, now)
+		if err != nil {
+			failed = true
+			vm.tries-- // not asked: asked again at the next read
+			return
+		}
+		vm.event = e
+	}
+	for i := range inv.Clusters {
+		k := &inv.Clusters[i]
+		known := u.mapped[k.ID]
+		keep := make(map[string]*knownVM, len(k.Mapped))
+		for _, m := range k.Mapped {
+			vm := &knownVM{name: m.Name, owner: collector.Cluster{Account: k.Account, DomainID: k.DomainID, ProjectID: k.ProjectID}}
+			if v := listed[m.ID]; v != nil {
+				vm.owner = collector.Cluster{Account: v.Account, DomainID: v.DomainID, ProjectID: v.ProjectID}
+			}
+			keep[m.ID] = vm
+		}
+		if gap(*k) > 0 {
+			for _, id := range slices.Sorted(maps.Keys(known)) {
+				vm := known[id]
+				if keep[id] != nil || listed[id] != nil {
+					continue // still mapped, or listed: not removed
+				}
+				if vm.event.ID == "" {
+					lookup(*k, id, vm)
+				}
+				if vm.event.ID != "" {
+					k.Mapped = append(k.Mapped, collector.MappedVM{ID: id, Name: vm.name, State: "Expunging", Removed: true, Unmanaged: true})
+				}
+				if vm.event.ID != "" || vm.tries < unmanagedTries {
+					keep[id] = vm
+				}
+			}
+		}
+		next[k.ID] = keep
+	}
+	u.mapped = next
+}
+
+// gap is how many fewer VMs the cluster's map shows than its nodes.
+func gap(k collector.Cluster) int {
+	return k.ControlNodes + k.WorkerNodes + k.EtcdNodes - len(k.Mapped)
+}
+
+// findUnmanage returns the VM.UNMANAGE event of the VM id of cluster k's map, zero when there is
+// none: asked for by the VM as the event's resource (never by a name or a description, which
+// tenants write), Completed, within collector.CauseLookBack, and recorded under the VM's own
+// account (owner), as UnmanageVMInstanceCmd.getEntityOwnerId records it whoever calls it: an
+// event under another account, even the root admin's, does not count.
+func findUnmanage(c *cs.CloudStackClient, k collector.Cluster, id string, owner collector.Cluster, now time.Time) (collector.CauseEvent, error) {
+	w := collector.CauseWant{Cluster: k, ResourceID: id, On: collector.CauseOnVM, Types: []string{unmanageEvent}, Since: now.Add(-collector.CauseLookBack)}
+	is := func(e wireEvent) bool {
+		ev := causeEvent(e)
+		return ev.State == "Completed" && w.Explains(ev) && owner.OwnsEvent(ev.Account, ev.DomainID, ev.ProjectID)
+	}
+	events, err := listCauseEvents(c, w, map[string]string{"resourceid": id, "resourcetype": string(collector.CauseOnVM)}, causePages, is)
+	if err != nil {
+		return collector.CauseEvent{}, err
+	}
+	if i := slices.IndexFunc(events, is); i >= 0 { // newest first
+		return causeEvent(events[i]), nil
+	}
+	return collector.CauseEvent{}, nil
+}
+
+// cause returns the VM.UNMANAGE event found for a wanted finding's VM, as its cause (the look-up
+// that named the VM unmanaged serves its cause too), and false when none was.
+func (u *unmanaged) cause(w collector.CauseWant) (collector.Cause, bool) {
+	if w.On != collector.CauseOnVM || !slices.Contains(w.Types, unmanageEvent) {
+		return collector.Cause{}, false
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	vm := u.mapped[w.Cluster.ID][w.ResourceID]
+	if vm == nil || vm.event.ID == "" || !w.Explains(vm.event) {
+		return collector.Cause{}, false
+	}
+	return vm.event.Cause(), true
+}
