@@ -19,6 +19,10 @@ type NetworkRules struct {
 	ACL []ACLItem
 }
 
+// ErrNetworkNotListed is the Err of a cluster whose network its source does not show (none, or
+// removed): there is nothing to compare its rules with.
+const ErrNetworkNotListed = "the cluster's network is not listed"
+
 // Read reports whether the rules were read.
 func (r *NetworkRules) Read() bool { return r != nil && r.Err == "" }
 

@@ -26,7 +26,7 @@ func upgradeEnv(t *testing.T) (*env, *mariadbtest.Database, []string) {
 		c.VMMap = append(c.VMMap, 999999)
 	})
 	d, _, _ := e.startOnDatabase(db, "  interval: 100ms\n")
-	if d.Version != mariadbtest.V4_19 || d.Version.DetailsTable() != "user_vm_details" {
+	if d.Version != mariadbtest.V4_20 || d.Version.DetailsTable() != "user_vm_details" {
 		t.Fatalf("the database of a 4.20 cloud has the schema of %s", d.Version)
 	}
 	e.waitFor("mapped_vm_missing", func() bool { return slices.Equal(e.findings(), []string{"test mapped_vm_missing "}) })

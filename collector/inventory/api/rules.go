@@ -131,7 +131,7 @@ func readRules(c *cs.CloudStackClient, scopes []string, size int, clusters []col
 }
 
 // errNetworkNotListed leaves a cluster's rules unread: listNetworks does not show its network.
-var errNetworkNotListed = errors.New("the cluster's network is not listed")
+var errNetworkNotListed = errors.New(collector.ErrNetworkNotListed)
 
 // tierACL returns the ACL list of a VPC tier among networks ("" when none is a tier), whose
 // items are then listed.

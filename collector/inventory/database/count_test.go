@@ -14,9 +14,10 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/mariadbtest"
 )
 
-// statementsPerCycle is one SELECT per table or join: the schema's columns, clusters, map rows
-// with their VMs, listed VMs, source NAT addresses, port-forwarding rules, login users, NICs.
-const statementsPerCycle = 9
+// statementsPerCycle is one SELECT per table or join: the schema's columns, clusters, offerings,
+// map rows with their VMs, listed VMs, source NAT addresses, port-forwarding rules to port 22,
+// login users, NICs, and the network side's networks, rules, load-balanced VMs and ACL items.
+const statementsPerCycle = 13
 
 // TestStatementsDoNotGrowWithClusters counts the SELECTs of a cycle with MariaDB's own counter of
 // the session's SELECT statements (Com_select; SHOW STATUS is not one of them). A pool of one

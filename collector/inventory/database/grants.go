@@ -11,7 +11,7 @@ import (
 )
 
 // readTables are the tables the source reads besides the VM details table (details.go), with what
-// is lost without SELECT on the two the source reads only when granted; an empty loss means a
+// is lost without SELECT on those the source reads only when granted; an empty loss means a
 // cycle fails without the grant.
 var readTables = []struct{ name, loss string }{
 	{name: "kubernetes_cluster"}, {name: "kubernetes_cluster_vm_map"}, {name: "vm_instance"}, {name: "user_vm"},
@@ -21,7 +21,15 @@ var readTables = []struct{ name, loss string }{
 	{name: "event", loss: "a stuck cluster's operation start is not read, and findings have no cause"},
 	{name: "service_offering", loss: "the clusters' service offerings are not compared"},
 	{name: "disk_offering", loss: "the clusters' service offerings are not compared before CloudStack 4.17"},
+	{name: "network_offerings", loss: networkLoss},
+	{name: "load_balancing_rules", loss: networkLoss},
+	{name: "load_balancer_vm_map", loss: networkLoss},
+	{name: "network_acl_item", loss: networkLoss},
 }
+
+// networkLoss is what is lost without a table only the network side reads (rules.go): the
+// cycle reads everything else, and keeps the side's findings as they were.
+const networkLoss = "the network rules CKS created are not compared (network_rule_missing)"
 
 // GrantScript is the statements that give grantee (e.g. 'cks_drift'@'10.0.0.%') SELECT on exactly
 // the tables the source reads in database schema, on every CloudStack release and across its

@@ -83,6 +83,7 @@ func (s *Source) assemble(r rows) collector.Inventory {
 			c.Mapped = append(c.Mapped, mapped(c, m))
 		}
 		c.SSH = s.sshTarget(k, sourceNAT(k, ipsByNetwork), firstControl(c, maps, r.cols.mapControl), r, nicsByVM)
+		c.Rules = r.network.rulesOf(k.networkID)
 		inv.Clusters = append(inv.Clusters, c)
 	}
 	return inv

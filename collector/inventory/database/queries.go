@@ -64,17 +64,25 @@ type columns struct {
 	// nodeOfferings which node types have a column of their own (4.21 on).
 	offerings     offeringSchema
 	nodeOfferings map[string]bool
+	// rulesUnread says why the network rules cannot be read (a table the account may not read,
+	// rules.go); empty when they can. networkMode: network_offerings.network_mode (4.20 on).
+	rulesUnread string
+	networkMode bool
 }
 
 const columnsQuery = `SELECT table_name, column_name FROM information_schema.columns
 WHERE table_schema = DATABASE()
   AND table_name IN ('kubernetes_cluster', 'kubernetes_cluster_vm_map', 'kubernetes_supported_version', 'event', 'user_vm',
-                     '` + detailsTable + `', '` + oldDetailsTable + `', 'service_offering', 'disk_offering')
+                     '` + detailsTable + `', '` + oldDetailsTable + `', 'service_offering', 'disk_offering',
+                     'networks', 'network_offerings', 'firewall_rules', 'port_forwarding_rules', 'load_balancing_rules',
+                     'load_balancer_vm_map', 'network_acl_item')
   AND column_name IN ('control_node_count', 'master_node_count', 'cluster_type', 'etcd_node_count',
                       'control_node', 'etcd_node', 'external_node', 'kubernetes_version_id', 'semantic_version',
                       'kubernetes_node_version', 'description', 'resource_id', 'value', 'user_vm_type',
                       'service_offering_id', 'control_node_service_offering_id', 'worker_node_service_offering_id',
-                      'etcd_node_service_offering_id', 'id', 'uuid', 'state')`
+                      'etcd_node_service_offering_id', 'id', 'uuid', 'state',
+                      'network_acl_id', 'vpc_id', 'network_mode', 'traffic_type', 'dest_port_start', 'default_port_start',
+                      'revoke', 'action')`
 
 // errNoCKS is returned when the database has no kubernetes_cluster table CKS could have made.
 var errNoCKS = errors.New("no kubernetes_cluster table with a control or master node count: the DSN must name CloudStack's database (4.14 or later)")
@@ -289,6 +297,7 @@ type rows struct {
 	rules    map[int64][]collector.SSHRule // by vm_instance.id: the rules to its port 22
 	users    map[int64]string              // by vm_instance.id: its controlNodeLoginUser
 	nics     []nicRow
+	network  networkRules // the network side's rules (rules.go)
 }
 
 // reader runs the cycle's statements in tx, each bounded by timeout.
@@ -314,7 +323,8 @@ func (r reader) query(ctx context.Context, q string, scan func(*sql.Rows) error)
 	return res.Err()
 }
 
-// read runs the cycle's nine statements; step names the one that failed.
+// read runs the cycle's statements (count_test.go's statementsPerCycle); step names the one that
+// failed. The network side's come last: when they fail, only the network side is left unread.
 func (r reader) read(ctx context.Context) (out rows, step string, err error) {
 	present := map[[2]string]bool{}
 	if err := r.query(ctx, columnsQuery, func(res *sql.Rows) error {
@@ -412,6 +422,7 @@ func (r reader) read(ctx context.Context) (out rows, step string, err error) {
 	}); err != nil {
 		return out, "read nics", err
 	}
+	out.network = r.readRules(ctx, c)
 	return out, "", nil
 }
 
@@ -433,6 +444,7 @@ func detect(present map[[2]string]bool) (columns, error) {
 	}
 	c.details = detailsOf(present)
 	c.offerings, c.nodeOfferings = detectOfferings(present)
+	c.rulesUnread, c.networkMode = detectRules(present)
 	switch {
 	case present[[2]string{"kubernetes_cluster", "control_node_count"}]:
 		c.controlCount = "control_node_count"

@@ -13,7 +13,8 @@ import (
 // cycleStatements are the statements of a cycle after the schema's columns, as read runs them for
 // a schema with c.
 func cycleStatements(c columns) []string {
-	return []string{c.clustersQuery(), c.offeringsQuery(), c.mapQuery(), c.vmsQuery(), sourceNATQuery, rulesQuery, c.loginUsersQuery(), nicsQuery}
+	return append([]string{c.clustersQuery(), c.offeringsQuery(), c.mapQuery(), c.vmsQuery(), sourceNATQuery, rulesQuery, c.loginUsersQuery(), nicsQuery},
+		c.ruleStatements()...)
 }
 
 var (

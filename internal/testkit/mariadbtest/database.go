@@ -30,6 +30,9 @@ const (
 	V4_17
 	// V4_19: kubernetes_cluster.cluster_type (schema-41810to41900.sql).
 	V4_19
+	// V4_20: network_offerings.network_mode, ROUTED for the offerings of routed networks
+	// (schema-41910to42000.sql, lines 80 and 196 at 4.20.0.0).
+	V4_20
 	// V4_21: kubernetes_cluster.etcd_node_count and the node types' service offerings,
 	// kubernetes_cluster_vm_map.etcd_node and external_node; user_vm_details renamed
 	// vm_instance_details (schema-42010to42100.sql). The
@@ -40,7 +43,7 @@ const (
 )
 
 // SchemaOf returns the schema version of a release line ("4.14" ... "4.22"): the schema changes
-// that matter to the exporter came in 4.16, 4.17, 4.19 and 4.21, so several lines share one.
+// that matter to the exporter came in 4.16, 4.17, 4.19, 4.20 and 4.21, so several lines share one.
 func SchemaOf(release string) Version {
 	switch release {
 	case "4.14", "4.15":
@@ -49,15 +52,17 @@ func SchemaOf(release string) Version {
 		return V4_16
 	case "4.17", "4.18":
 		return V4_17
-	case "4.19", "4.20":
+	case "4.19":
 		return V4_19
+	case "4.20":
+		return V4_20
 	default:
 		return V4_21
 	}
 }
 
 func (v Version) String() string {
-	return [...]string{"unset", "4.14", "4.16", "4.17", "4.19", "4.21"}[v]
+	return [...]string{"unset", "4.14", "4.16", "4.17", "4.19", "4.20", "4.21"}[v]
 }
 
 // downgrade lists the statements that turn the current schema into v's.
@@ -69,6 +74,9 @@ func (v Version) downgrade() []string {
 				"DROP COLUMN `worker_node_service_offering_id`, DROP COLUMN `etcd_node_service_offering_id`",
 			"ALTER TABLE `kubernetes_cluster_vm_map` DROP COLUMN `etcd_node`, DROP COLUMN `external_node`, DROP COLUMN `kubernetes_node_version`",
 			"RENAME TABLE `vm_instance_details` TO `user_vm_details`")
+	}
+	if v < V4_20 {
+		stmts = append(stmts, "ALTER TABLE `network_offerings` DROP COLUMN `network_mode`")
 	}
 	if v < V4_19 {
 		stmts = append(stmts, "ALTER TABLE `kubernetes_cluster` DROP COLUMN `cluster_type`")

@@ -76,9 +76,17 @@ func (w *rowSet) tables(v Version) []table {
 	for _, z := range w.Zones {
 		zones.rows = append(zones.rows, []any{z.ID, z.UUID, z.Name})
 	}
-	networks := table{name: "networks", cols: []string{"id", "uuid", "guest_type"}}
+	offerings := table{name: "network_offerings", cols: []string{"id"}, rows: [][]any{{offeringNatted}, {offeringRouted}}}
+	if v >= V4_20 {
+		offerings.cols, offerings.rows = []string{"id", "network_mode"}, [][]any{{offeringNatted, "NATTED"}, {offeringRouted, "ROUTED"}}
+	}
+	networks := table{name: "networks", cols: []string{"id", "uuid", "network_offering_id", "guest_type", "vpc_id", "network_acl_id", "removed"}}
 	for _, n := range w.Networks {
-		networks.rows = append(networks.rows, []any{n.ID, n.UUID, n.GuestType})
+		offering := offeringNatted
+		if n.Routed {
+			offering = offeringRouted
+		}
+		networks.rows = append(networks.rows, []any{n.ID, n.UUID, offering, n.GuestType, zeroNull(n.VPC), zeroNull(n.ACL), removedAt(!n.Listed, time.Unix(0, 0).UTC())})
 	}
 	vms := table{name: "vm_instance", cols: []string{"id", "uuid", "name", "instance_name", "state", "created", "removed", "account_id", "domain_id"}}
 	userVMs := table{name: "user_vm", cols: []string{"id", "display_name"}}
@@ -116,18 +124,18 @@ func (w *rowSet) tables(v Version) []table {
 	for _, kv := range w.KubernetesVersions {
 		versions.rows = append(versions.rows, []any{kv.ID, kv.UUID, kv.Name, kv.SemanticVersion, "Enabled", kv.Created, removedAt(kv.Removed, kv.Created)})
 	}
-	offerings := table{name: "service_offering", cols: []string{"id", "uuid", "name", "removed", "state"}}
+	serviceOfferings := table{name: "service_offering", cols: []string{"id", "uuid", "name", "removed", "state"}}
 	if v < V4_17 {
-		offerings = table{name: "disk_offering", cols: []string{"id", "uuid", "name", "removed"}}
+		serviceOfferings = table{name: "disk_offering", cols: []string{"id", "uuid", "name", "removed"}}
 	}
 	ownOfferings := table{name: "service_offering", cols: []string{"id"}}
 	for _, o := range w.Offerings {
 		if v < V4_17 {
-			offerings.rows = append(offerings.rows, []any{o.ID, o.UUID, o.Name, removedAt(o.Removed, time.Unix(0, 0).UTC())})
+			serviceOfferings.rows = append(serviceOfferings.rows, []any{o.ID, o.UUID, o.Name, removedAt(o.Removed, time.Unix(0, 0).UTC())})
 			ownOfferings.rows = append(ownOfferings.rows, []any{o.ID})
 			continue
 		}
-		offerings.rows = append(offerings.rows, []any{o.ID, o.UUID, o.Name, removedAt(o.Removed, time.Unix(0, 0).UTC()), cmp.Or(o.State, "Active")})
+		serviceOfferings.rows = append(serviceOfferings.rows, []any{o.ID, o.UUID, o.Name, removedAt(o.Removed, time.Unix(0, 0).UTC()), cmp.Or(o.State, "Active")})
 	}
 	clusters := table{name: "kubernetes_cluster", cols: []string{"id", "uuid", "name", "zone_id", "network_id", controlCount, "node_count", "account_id", "domain_id", "state", "created", "removed", "kubernetes_version_id", "service_offering_id"}}
 	if v >= V4_19 {
@@ -168,12 +176,7 @@ func (w *rowSet) tables(v Version) []table {
 	for _, ip := range w.IPs {
 		ips.rows = append(ips.rows, []any{ip.ID, ip.UUID, ip.Address, ip.SourceNAT, nullID(ip.Network), removedAt(ip.Removed, time.Unix(0, 0).UTC())})
 	}
-	firewall := table{name: "firewall_rules", cols: []string{"id", "ip_address_id", "start_port", "purpose"}}
-	forwarding := table{name: "port_forwarding_rules", cols: []string{"id", "instance_id", "dest_port_start"}}
-	for _, r := range w.Rules {
-		firewall.rows = append(firewall.rows, []any{r.ID, r.IP.ID, r.PublicPort, "PortForwarding"})
-		forwarding.rows = append(forwarding.rows, []any{r.ID, r.VM.ID, r.PrivatePort})
-	}
+	firewall, forwarding, balancing, balanced, acl := w.ruleTables()
 	nics := table{name: "nics", cols: []string{"id", "instance_id", "ip4_address", "network_id", "default_nic", "removed"}}
 	for _, n := range w.Nics {
 		nics.rows = append(nics.rows, []any{n.ID, n.VM.ID, n.Address, n.Network.ID, n.Default, removedAt(n.Removed, time.Unix(0, 0).UTC())})
@@ -189,11 +192,52 @@ func (w *rowSet) tables(v Version) []table {
 		}
 		events.rows = append(events.rows, row)
 	}
-	tables := []table{domains, accounts, projects, zones, networks, vms, userVMs, details, versions, offerings}
+	tables := []table{domains, accounts, projects, zones, offerings, networks, vms, userVMs, details, versions, serviceOfferings}
 	if v < V4_17 {
 		tables = append(tables, ownOfferings)
 	}
-	return append(tables, clusters, maps, ips, firewall, forwarding, nics, events)
+	return append(tables, clusters, maps, ips, firewall, forwarding, balancing, balanced, acl, nics, events)
+}
+
+// ruleTables returns the rows of the network rules: firewall_rules of every purpose (in the
+// order of their ids), the port-forwarding and load-balancing parts, load_balancer_vm_map and
+// network_acl_item. CloudStack writes each rule Active, and a rule's traffic type Ingress.
+func (w *rowSet) ruleTables() (firewall, forwarding, balancing, balanced, acl table) {
+	firewall = table{name: "firewall_rules", cols: []string{"id", "uuid", "ip_address_id", "start_port", "end_port", "state", "protocol", "purpose", "network_id", "traffic_type"}}
+	forwarding = table{name: "port_forwarding_rules", cols: []string{"id", "instance_id", "dest_port_start"}}
+	balancing = table{name: "load_balancing_rules", cols: []string{"id", "default_port_start"}}
+	balanced = table{name: "load_balancer_vm_map", cols: []string{"load_balancer_id", "instance_id", "revoke"}}
+	acl = table{name: "network_acl_item", cols: []string{"id", "uuid", "acl_id", "start_port", "end_port", "state", "protocol", "traffic_type", "action"}}
+	rule := func(id int64, uuid string, ip *ipRow, n *networkRow, start, end int, protocol, purpose string) []any {
+		return []any{id, nullString(uuid), ip.ID, start, end, "Active", protocol, purpose, n.ID, "Ingress"}
+	}
+	for _, r := range w.Rules {
+		firewall.rows = append(firewall.rows, rule(r.ID, r.UUID, r.IP, r.Network, r.PublicPort, r.PublicPort, "tcp", "PortForwarding"))
+		forwarding.rows = append(forwarding.rows, []any{r.ID, r.VM.ID, r.PrivatePort})
+	}
+	for _, f := range w.Firewall {
+		firewall.rows = append(firewall.rows, rule(f.ID, f.UUID, f.IP, f.Network, f.StartPort, f.EndPort, f.Protocol, "Firewall"))
+	}
+	for _, b := range w.Balancers {
+		firewall.rows = append(firewall.rows, rule(b.ID, b.UUID, b.IP, b.Network, b.PublicPort, b.PublicPort, "tcp", "LoadBalancing"))
+		balancing.rows = append(balancing.rows, []any{b.ID, b.PrivatePort})
+		for _, vm := range b.VMs {
+			balanced.rows = append(balanced.rows, []any{b.ID, vm.ID, false})
+		}
+	}
+	sort.Slice(firewall.rows, func(i, j int) bool { return firewall.rows[i][0].(int64) < firewall.rows[j][0].(int64) })
+	for _, a := range w.ACLItems {
+		acl.rows = append(acl.rows, []any{a.ID, nullString(a.UUID), a.ACL, zeroNull(int64(a.StartPort)), zeroNull(int64(a.EndPort)), "Active", a.Protocol, a.TrafficType, a.Action})
+	}
+	return firewall, forwarding, balancing, balanced, acl
+}
+
+// zeroNull writes 0 as NULL.
+func zeroNull(n int64) any {
+	if n == 0 {
+		return nil
+	}
+	return n
 }
 
 // insert writes a table's rows with multi-row INSERTs of at most 500 rows.

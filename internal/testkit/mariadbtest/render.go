@@ -33,7 +33,8 @@ func (db *DB) NewDatabaseOf(t testing.TB, w *cloudstacktest.World) *Database {
 // that do not exist stay dangling. What the model leaves out, the renderer fills the way CKS
 // writes it:
 //   - a VM with no NetworkID has its NIC on the network of the first cluster whose map names it;
-//   - a network the model does not list (World.Networks) is Isolated;
+//   - a network the model does not list (World.Networks) is Isolated, and removed, as listNetworks
+//     does not show it;
 //   - a cluster's IPAddressID is the source NAT address of its network, unless the model lists
 //     it among PublicIPs; a rule's address the model does not list is a public IP of the rule's
 //     network that is not its source NAT (a VPC tier's own, 4.18.1+);
@@ -55,13 +56,16 @@ type renderer struct {
 	versions map[string]*versionRow  // by uuid
 	clusters map[string]*clusterRow  // by uuid
 	offers   map[string]*offeringRow // by uuid
+	vpcs     map[string]int64        // VPC ids by uuid
+	acls     map[string]int64        // ACL list ids by uuid
 }
 
 func render(cw *cloudstacktest.World) *rowSet {
 	r := &renderer{cw: cw, w: &rowSet{next: make(map[string]int64)}, domains: map[string]*domainRow{},
 		accounts: map[[2]string]*accountRow{}, projects: map[string]*projectRow{}, zones: map[string]*zoneRow{},
 		networks: map[string]*networkRow{}, ips: map[string]*ipRow{}, vms: map[int64]*vmRow{}, byUUID: map[string]*vmRow{},
-		versions: map[string]*versionRow{}, clusters: map[string]*clusterRow{}, offers: map[string]*offeringRow{}}
+		versions: map[string]*versionRow{}, clusters: map[string]*clusterRow{}, offers: map[string]*offeringRow{},
+		vpcs: map[string]int64{}, acls: map[string]int64{cloudstacktest.DefaultAllowACL: aclDefaultAllow}}
 	for _, o := range cw.ServiceOfferings {
 		if o == nil {
 			continue
@@ -89,7 +93,7 @@ func render(cw *cloudstacktest.World) *rowSet {
 	}
 	for _, n := range cw.Networks {
 		if n != nil {
-			r.network(n.ID).GuestType = n.GuestType
+			r.describeNetwork(n)
 		}
 	}
 	for _, ip := range cw.PublicIPs {
@@ -120,6 +124,7 @@ func render(cw *cloudstacktest.World) *rowSet {
 			r.rule(rule)
 		}
 	}
+	r.networkRules()
 	for _, e := range cw.Events {
 		if e != nil {
 			r.event(e)
@@ -292,7 +297,7 @@ func (r *renderer) rule(rule *cloudstacktest.PortForwardingRule) {
 		return // port_forwarding_rules.instance_id names a VM
 	}
 	ip := r.publicIP(rule.IPAddressID, rule.IPAddress, r.network(rule.NetworkID), false)
-	r.w.addPortForward(ip, vm, rule.PublicPort, rule.PrivatePort)
+	r.w.addPortForward(rule.ID, ip, r.ruleNetwork(rule.NetworkID, ip), vm, rule.PublicPort, rule.PrivatePort)
 }
 
 // event writes an event row under its owner's account; a resource the model names by uuid (a

@@ -19,6 +19,9 @@ type rowSet struct {
 	Maps               []*mapRow
 	IPs                []*ipRow
 	Rules              []*ruleRow
+	Firewall           []*firewallRow
+	Balancers          []*balancerRow
+	ACLItems           []*aclItemRow
 	Nics               []*nicRow
 	KubernetesVersions []*versionRow
 	Events             []*eventRow
@@ -69,7 +72,30 @@ type networkRow struct {
 	ID        int64
 	UUID      string
 	GuestType string
+	// VPC is vpc_id (0: NULL, not a VPC tier) and ACL network_acl_id (0: NULL), the ACL list of a
+	// tier: aclDefaultAllow for CloudStack's default_allow.
+	VPC, ACL int64
+	// Routed puts the network on the offering of network_mode ROUTED (4.20 on).
+	Routed bool
+	// Listed: the model lists the network (World.Networks); one it does not is written removed,
+	// as listNetworks shows no removed network.
+	Listed bool
 }
+
+// The network_offerings rows the networks name: a NATTED offering and, from 4.20, a ROUTED one
+// (network_mode; before 4.20 the column does not exist and both rows are plain offerings).
+const (
+	offeringNatted int64 = 1
+	offeringRouted int64 = 2
+)
+
+// aclDefaultDeny and aclDefaultAllow are CloudStack's own ACL lists, default_deny and
+// default_allow (schema-410to420.sql lines 2036 and 2041; NetworkACL.DEFAULT_DENY and
+// DEFAULT_ALLOW): a tenant's lists come after them.
+const (
+	aclDefaultDeny  int64 = 1
+	aclDefaultAllow int64 = 2
+)
 
 // clusterRow is a kubernetes_cluster row.
 type clusterRow struct {
@@ -160,10 +186,43 @@ type ipRow struct {
 // port_forwarding_rules row.
 type ruleRow struct {
 	ID          int64
+	UUID        string
 	IP          *ipRow
+	Network     *networkRow
 	VM          *vmRow
 	PublicPort  int
 	PrivatePort int
+}
+
+// firewallRow is a firewall_rules row of purpose Firewall: an ingress rule of a public address.
+type firewallRow struct {
+	ID                 int64
+	UUID               string
+	IP                 *ipRow
+	Network            *networkRow
+	Protocol           string
+	StartPort, EndPort int
+}
+
+// balancerRow is a firewall_rules row of purpose LoadBalancing, its load_balancing_rules row and
+// its load_balancer_vm_map rows (VMs).
+type balancerRow struct {
+	ID                      int64
+	UUID                    string
+	IP                      *ipRow
+	Network                 *networkRow
+	PublicPort, PrivatePort int
+	VMs                     []*vmRow
+}
+
+// aclItemRow is a network_acl_item row of the ACL list ACL.
+type aclItemRow struct {
+	ID                  int64
+	UUID                string
+	ACL                 int64
+	Protocol            string
+	StartPort, EndPort  int
+	TrafficType, Action string
 }
 
 // nicRow is a nics row.
@@ -177,10 +236,15 @@ type nicRow struct {
 }
 
 // id hands out internal ids per table, starting at 1 (map rows start at 101, so that a map row's
-// id and the VM id it names differ in tests).
+// id and the VM id it names differ in tests; a tenant's ACL lists after CloudStack's two).
 func (w *rowSet) id(table string) int64 {
-	if w.next[table] == 0 && table == "map" {
-		w.next[table] = 100
+	if w.next[table] == 0 {
+		switch table {
+		case "map":
+			w.next[table] = 100
+		case "acl":
+			w.next[table] = 2
+		}
 	}
 	w.next[table]++
 	return w.next[table]
@@ -198,9 +262,9 @@ func (w *rowSet) addMapRow(c *clusterRow, vmID int64) *mapRow {
 	return r
 }
 
-// addPortForward adds a TCP port-forwarding rule from ip:public to vm:private.
-func (w *rowSet) addPortForward(ip *ipRow, vm *vmRow, public, private int) *ruleRow {
-	r := &ruleRow{ID: w.id("rule"), IP: ip, VM: vm, PublicPort: public, PrivatePort: private}
+// addPortForward adds a TCP port-forwarding rule from ip:public to vm:private on network n.
+func (w *rowSet) addPortForward(uuid string, ip *ipRow, n *networkRow, vm *vmRow, public, private int) *ruleRow {
+	r := &ruleRow{ID: w.id("rule"), UUID: uuid, IP: ip, Network: n, VM: vm, PublicPort: public, PrivatePort: private}
 	w.Rules = append(w.Rules, r)
 	return r
 }

@@ -45,11 +45,24 @@ CREATE TABLE `data_center` (
   PRIMARY KEY (`id`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8;
 
--- create-schema.sql; uuid from schema-2214to30.sql.
+-- create-schema.sql: the network offerings; network_mode (NATTED or ROUTED) from
+-- schema-41910to42000.sql (4.20), where it is added as nsx_mode and renamed.
+CREATE TABLE `network_offerings` (
+  `id` bigint unsigned NOT NULL UNIQUE AUTO_INCREMENT COMMENT 'id',
+  `network_mode` varchar(32) COMMENT 'mode in which the network would route traffic',
+  PRIMARY KEY (`id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8;
+
+-- create-schema.sql; uuid from schema-2214to30.sql; network_acl_id from schema-410to420.sql
+-- (4.2): the ACL list of a VPC tier, 2 being CloudStack's default_allow.
 CREATE TABLE `networks` (
   `id` bigint unsigned NOT NULL AUTO_INCREMENT COMMENT 'id',
   `uuid` varchar(40),
+  `network_offering_id` bigint unsigned NOT NULL COMMENT 'network offering id that this configuration is created from',
   `guest_type` char(32) COMMENT 'type of guest network; can be shared or isolated',
+  `removed` datetime COMMENT 'date removed if not null',
+  `vpc_id` bigint unsigned COMMENT 'vpc this network belongs to',
+  `network_acl_id` bigint unsigned COMMENT 'network acl id',
   PRIMARY KEY (`id`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8;
 
@@ -176,12 +189,18 @@ CREATE TABLE `user_ip_address` (
   PRIMARY KEY (`id`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8;
 
--- create-schema.sql.
+-- create-schema.sql: every rule of a network (purpose Firewall, PortForwarding, LoadBalancing, ...).
 CREATE TABLE `firewall_rules` (
   `id` bigint unsigned NOT NULL auto_increment COMMENT 'id',
+  `uuid` varchar(40),
   `ip_address_id` bigint unsigned COMMENT 'id of the corresponding ip address',
   `start_port` int(10) COMMENT 'starting port of a port range',
+  `end_port` int(10) COMMENT 'end port of a port range',
+  `state` char(32) NOT NULL COMMENT 'current state of this rule',
+  `protocol` char(16) NOT NULL default 'TCP' COMMENT 'protocol to open these ports for',
   `purpose` char(32) NOT NULL COMMENT 'why are these ports opened?',
+  `network_id` bigint unsigned NOT NULL COMMENT 'network id',
+  `traffic_type` char(32) COMMENT 'the traffic type of the rule, can be Ingress or Egress',
   PRIMARY KEY (`id`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8;
 
@@ -192,6 +211,38 @@ CREATE TABLE `port_forwarding_rules` (
   `dest_port_start` int(10) NOT NULL COMMENT 'starting port of the port range to map to',
   PRIMARY KEY (`id`),
   CONSTRAINT `fk_port_forwarding_rules__id` FOREIGN KEY(`id`) REFERENCES `firewall_rules`(`id`) ON DELETE CASCADE
+) ENGINE=InnoDB DEFAULT CHARSET=utf8;
+
+-- create-schema.sql: the part of a firewall_rules row of purpose LoadBalancing; default_port_start
+-- is the private port.
+CREATE TABLE `load_balancing_rules` (
+  `id` bigint unsigned NOT NULL,
+  `default_port_start` int(10) NOT NULL COMMENT 'default private port range start',
+  PRIMARY KEY (`id`),
+  CONSTRAINT `fk_load_balancing_rules__id` FOREIGN KEY(`id`) REFERENCES `firewall_rules`(`id`) ON DELETE CASCADE
+) ENGINE=InnoDB DEFAULT CHARSET=utf8;
+
+-- create-schema.sql: the VMs assigned to a load-balancer rule; revoke 1 while being removed.
+CREATE TABLE `load_balancer_vm_map` (
+  `load_balancer_id` bigint unsigned NOT NULL,
+  `instance_id` bigint unsigned NOT NULL,
+  `revoke` tinyint(1) unsigned NOT NULL DEFAULT 0 COMMENT '1 is when rule is set for Revoke',
+  PRIMARY KEY (`load_balancer_id`, `instance_id`),
+  CONSTRAINT `fk_load_balancer_vm_map__load_balancer_id` FOREIGN KEY(`load_balancer_id`) REFERENCES `load_balancing_rules`(`id`) ON DELETE CASCADE
+) ENGINE=InnoDB DEFAULT CHARSET=utf8;
+
+-- schema-410to420.sql (4.2): the items of the network ACL lists of VPC tiers.
+CREATE TABLE `network_acl_item` (
+  `id` bigint unsigned NOT NULL auto_increment COMMENT 'id',
+  `uuid` varchar(40),
+  `acl_id` bigint unsigned NOT NULL COMMENT 'network acl id',
+  `start_port` int(10) COMMENT 'starting port of a port range',
+  `end_port` int(10) COMMENT 'end port of a port range',
+  `state` char(32) NOT NULL COMMENT 'current state of this rule',
+  `protocol` char(16) NOT NULL default 'TCP' COMMENT 'protocol to open these ports for',
+  `traffic_type` char(32) COMMENT 'the traffic type of the rule, can be Ingress or Egress',
+  `action` varchar(10) NOT NULL COMMENT 'rule action, allow or deny',
+  PRIMARY KEY (`id`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8;
 
 -- create-schema.sql.
