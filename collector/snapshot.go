@@ -31,6 +31,10 @@ type ClusterStatus struct {
 	// OfferingsRead: this cycle read the service offerings (Inventory.Offerings.Read), so the
 	// cluster side could be compared.
 	OfferingsRead bool
+
+	// ReadAt is when the cluster's CloudStack side was read, conservatively: the start of the
+	// sweep or re-check that read it. Of two statuses of a cluster, the later read wins (Merge).
+	ReadAt time.Time
 }
 
 // NodesEvaluated reports whether the node side was compared in this cycle: the cluster was

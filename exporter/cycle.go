@@ -32,7 +32,8 @@ type Announcer interface {
 	Notify(ctx context.Context, statuses []collector.ClusterStatus)
 }
 
-// cycle runs one check and returns the next snapshot. It never fails as a whole: an inventory
+// cycle runs one check and returns the next snapshot, not yet announced: the loop's commit
+// merges it with what a re-check published meanwhile and announces that. It never fails as a whole: an inventory
 // that cannot be read keeps the previous clusters and findings with Success false, and a cluster
 // whose control node cannot be reached is compared on its VM side only.
 func cycle(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, src sources, announcer Announcer, turns *collector.Turns, logger *slog.Logger, now func() time.Time) *collector.Snapshot {
@@ -81,10 +82,6 @@ func cycle(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, sr
 	next.Clusters, next.AcceptRules = collector.Accept(next.Clusters, inv.Clusters, cfg.Rules(), next.Start)
 	logAcceptRules(prev.AcceptRules, next.AcceptRules, logger)
 	logNodeSides(prev.Clusters, next.Clusters, cfg, nodeTarget(src.nodes), logger)
-	if announcer != nil {
-		announcer.Notify(ctx, next.Clusters)
-	}
-	next.Resolved = collector.RecordResolved(prev.Resolved, prev.Clusters, next.Clusters, next.Start)
 	next.End = now()
 	next.Success = true
 	next.Error = ""

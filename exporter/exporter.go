@@ -58,6 +58,7 @@ type Exporter struct {
 	loaded atomic.Pointer[loaded]
 
 	snapshot atomic.Pointer[collector.Snapshot]
+	owner    *owner // publishes the snapshots of cycles and re-checks, one at a time (commit)
 	ready    atomic.Bool
 	turns    *collector.Turns // the order in which the clusters of a cycle take their turns
 
@@ -144,6 +145,7 @@ func New(opts Options) (*Exporter, error) {
 		seen:       events.NewSeen(seenEvents),
 		eventCh:    make(chan events.Event, eventQueue),
 		rechecks:   newRechecks(),
+		owner:      newOwner(),
 		busChanged: make(chan struct{}, 1),
 	}
 	e.loaded.Store(&loaded{cfg: cfg, src: src})
@@ -299,8 +301,9 @@ func (e *Exporter) requestCycle() {
 	e.at(handoffQueued)
 }
 
-// publish makes next the snapshot that /metrics and /findings serve. Only the loop's job (and
-// New) publish, and the loop runs one job at a time, so snapshots are never written concurrently.
+// publish makes next the snapshot that /metrics and /findings serve. Its callers hold the
+// owner's lock (commit, markDisabled, announcePass; New before any job runs), so snapshots are
+// never written concurrently, and each is built from the one it replaces.
 func (e *Exporter) publish(next *collector.Snapshot) {
 	e.snapshot.Store(next)
 	e.exposition.update(next)
@@ -309,6 +312,8 @@ func (e *Exporter) publish(next *collector.Snapshot) {
 // markDisabled publishes that checking is off; the last findings are kept as they were (nothing
 // is read, so nothing can be said to have cleared).
 func (e *Exporter) markDisabled() {
+	e.owner.publishing.Lock()
+	defer e.owner.publishing.Unlock()
 	prev := e.snapshot.Load()
 	if !prev.Enabled && e.ready.Load() {
 		return

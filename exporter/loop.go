@@ -21,6 +21,10 @@ const (
 	handoffFinished  handoff = "finished"  // a job is over; the loop has not been told yet
 	handoffSettled   handoff = "settled"   // the loop took the end of a job and waits again
 	handoffReloaded  handoff = "reloaded"  // the loop applied a reload and has not answered yet
+
+	handoffSwept      handoff = "swept"      // a cycle read and compared the clusters; it has not published yet
+	handoffRechecking handoff = "rechecking" // the loop started a re-check; it has not read yet
+	handoffRechecked  handoff = "rechecked"  // a re-check read and compared its clusters; it has not published yet
 )
 
 // at runs the test hook of h, if one is set.
@@ -30,8 +34,9 @@ func (e *Exporter) at(h handoff) {
 	}
 }
 
-// job is the loop's unit of work: a cycle or a notification pass. One runs at a time, in its
-// own goroutine, so that the loop keeps taking requests while it runs.
+// job is the loop's unit of work: a cycle, a notification pass or a re-check. Each runs in its own
+// goroutine, so that the loop keeps taking requests while it runs: a cycle or a notification pass
+// one at a time, and beside a cycle at most one re-check (owner.go keeps their results apart).
 type job struct {
 	cycle   bool           // a cycle, not a notification pass
 	cfg     *config.Config // the configuration of a cycle: the next one is due check.interval after it
@@ -50,24 +55,31 @@ func untilNext(started, ended time.Time, interval time.Duration) time.Duration {
 // loop is the one goroutine that owns cycles: it runs a cycle at once and then every
 // check.interval (from start to start, untilNext), a cycle asked for by requestCycle or by a
 // reload that switches checking on or off, the notification passes asked for by the Alertmanager
-// bridge, and reloads. Requests that arrive while a job runs wait for it. It returns when ctx
-// ends, after the job under way.
+// bridge, the re-checks CloudStack's events ask for, and reloads. A re-check runs beside a cycle,
+// so that an event is heard within seconds while a sweep of a large cloud takes minutes; a cycle
+// or a notification pass asked for while another runs waits for it, and so does a re-check asked
+// for while a re-check or a notification pass runs. It returns when ctx ends, after the jobs under
+// way.
 func (e *Exporter) loop(ctx context.Context) {
 	defer close(e.stopped)
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	var (
-		done         chan job // set while a job runs
+		done         chan job // set while a cycle or a notification pass runs
+		rechecking   chan job // set while a re-check runs
+		cycling      bool     // done is a cycle's
 		wantCycle    bool
 		wantAnnounce bool
 		wantRecheck  bool
-		retired      []sources // replaced by reloads while a job runs: closed when it ends
+		retired      []sources // replaced by reloads while a job runs: closed when none runs
 	)
 	for {
 		select {
 		case <-ctx.Done():
-			if done != nil {
-				<-done // cancelled with ctx, it ends promptly
+			for _, c := range []chan job{done, rechecking} {
+				if c != nil {
+					<-c // cancelled with ctx, it ends promptly
+				}
 			}
 			closeSources(retired...)
 			e.reloadLog.flush() // the reloads it holds are confirmed too
@@ -85,7 +97,7 @@ func (e *Exporter) loop(ctx context.Context) {
 		case reply := <-e.reloads:
 			replaced, toggled, err := e.applyReload()
 			if err == nil {
-				if done != nil {
+				if done != nil || rechecking != nil {
 					retired = append(retired, replaced)
 				} else {
 					closeSources(replaced)
@@ -95,30 +107,41 @@ func (e *Exporter) loop(ctx context.Context) {
 			e.at(handoffReloaded)
 			reply <- err
 		case j := <-done:
-			done = nil
-			closeSources(retired...)
-			retired = nil
+			done, cycling = nil, false
 			if j.cycle {
 				timer.Reset(untilNext(j.started, e.now(), j.cfg.Check.Interval))
 			}
-			e.at(handoffSettled)
+			e.settle(&retired, rechecking == nil)
+		case <-rechecking:
+			rechecking = nil
+			e.settle(&retired, done == nil)
 		}
-		if done != nil {
-			continue
+		if done == nil {
+			switch {
+			case wantCycle:
+				wantCycle = false
+				timer.Stop()
+				done, cycling = e.start(ctx, true), true
+			case wantAnnounce && rechecking == nil:
+				wantAnnounce = false
+				done = e.start(ctx, false)
+			}
 		}
-		switch {
-		case wantCycle:
-			wantCycle = false
-			timer.Stop()
-			done = e.start(ctx, true)
-		case wantAnnounce:
-			wantAnnounce = false
-			done = e.start(ctx, false)
-		case wantRecheck:
+		if wantRecheck && rechecking == nil && (done == nil || cycling) {
 			wantRecheck = false
-			done = e.startRecheck(ctx)
+			rechecking = e.startRecheck(ctx)
 		}
 	}
+}
+
+// settle is the loop's side of the end of a job: the back ends that reloads replaced are closed
+// once no job runs (idle).
+func (e *Exporter) settle(retired *[]sources, idle bool) {
+	if idle {
+		closeSources(*retired...)
+		*retired = nil
+	}
+	e.at(handoffSettled)
 }
 
 // start runs a cycle, or a notification pass, in a goroutine and returns where it reports its end.
@@ -126,16 +149,21 @@ func (e *Exporter) start(ctx context.Context, cycle bool) chan job {
 	done := make(chan job, 1) // the job never waits for the loop
 	cfg, src := e.current()
 	var covered map[string]*pendingRecheck
-	if cycle {
-		covered = e.rechecks.take() // a cycle checks them too
+	if cycle && !e.canRecheck(src) {
+		covered = e.rechecks.take() // a cycle checks them instead
 	}
 	started := e.now()
+	var r *reading
+	if cycle {
+		r = e.owner.begin(started)
+	}
 	e.at(handoffStarted)
 	go func() {
 		if cycle {
-			e.runCycle(ctx, cfg, src)
+			e.runCycle(ctx, cfg, src, r)
 			if e.lastSnapshot().Success {
 				e.rechecks.observe(covered, e.now())
+				e.rechecks.nudge() // those kept while no cycle had read can be re-checked now
 			} else {
 				e.rechecks.keep(covered) // for the next cycle, or a re-check once one has read
 			}
@@ -148,26 +176,33 @@ func (e *Exporter) start(ctx context.Context, cycle bool) chan job {
 	return done
 }
 
-// runCycle runs one cycle with cfg and its back ends, or records that checking is off.
-func (e *Exporter) runCycle(ctx context.Context, cfg *config.Config, src sources) {
+// runCycle runs one cycle with cfg and its back ends, or records that checking is off; r is its
+// read of the clusters, whose results commit merges with a re-check's published meanwhile.
+func (e *Exporter) runCycle(ctx context.Context, cfg *config.Config, src sources, r *reading) {
 	if !cfg.Check.Enabled {
+		e.owner.end(r)
 		e.markDisabled()
 		return
 	}
 	prev := e.snapshot.Load()
 	next := cycle(ctx, prev, cfg, src, e.notifier, e.turns, e.logger, e.now)
 	if errors.Is(ctx.Err(), context.Canceled) {
+		e.owner.end(r)
 		return // shutting down: a cut cycle is not published
 	}
 	logInventoryRecovery(prev, next, e.logger)
 	logCycleSummary(prev, next, e.logger)
 	logSlowRequests(e.apiMetrics.TakeSlow(), e.logger)
-	e.publish(next)
+	read := collector.Read{Sweep: next.Success}
+	if next.Success {
+		read.Statuses = next.Clusters
+	}
+	e.at(handoffSwept)
+	published := e.commit(ctx, r, read, func(*collector.Snapshot) (*collector.Snapshot, bool) { return next, true })
 	e.ready.Store(true)
 	e.at(handoffPublished)
 	if next.Success {
-		e.forgetPins(next.Clusters)
-		e.saveResolved(prev.Resolved, next.Resolved)
+		e.forgetPins(published.Clusters)
 	}
 }
 

@@ -61,6 +61,19 @@ func (r *rechecks) add(batch map[string]*pendingRecheck) {
 	}
 }
 
+// nudge tells the loop again of the re-checks it has not taken, if there are any.
+func (r *rechecks) nudge() {
+	r.mu.Lock()
+	waiting := len(r.pending) > 0
+	r.mu.Unlock()
+	if waiting {
+		select {
+		case r.signal <- struct{}{}:
+		default:
+		}
+	}
+}
+
 // keep gives back a batch the loop took and could not re-check: the next cycle takes it.
 func (r *rechecks) keep(batch map[string]*pendingRecheck) {
 	r.mu.Lock()
@@ -95,15 +108,25 @@ type ClusterReader interface {
 	ClusterInventory(ctx context.Context, c collector.Cluster) (collector.Inventory, error)
 }
 
+// canRecheck reports whether events' clusters can be re-checked one by one: the source reads one
+// cluster (ClusterReader) and a cycle has read the inventory to start from. Otherwise a cycle
+// checks them instead.
+func (e *Exporter) canRecheck(src sources) bool {
+	_, ok := src.inventory.(ClusterReader)
+	return ok && e.lastSnapshot().Success
+}
+
 // startRecheck re-checks, in a goroutine, the clusters events asked for, and returns where it
-// reports its end.
+// reports its end. It may run beside a cycle: each reads at its own time (owner.begin), and the
+// later read of a cluster wins when they publish (commit).
 func (e *Exporter) startRecheck(ctx context.Context) chan job {
 	done := make(chan job, 1)
 	cfg, src := e.current()
 	batch := e.rechecks.take()
-	e.at(handoffStarted)
+	r := e.owner.begin(e.now())
+	e.at(handoffRechecking)
 	go func() {
-		e.runRecheck(ctx, cfg, src, batch)
+		e.runRecheck(ctx, cfg, src, batch, r)
 		e.at(handoffFinished)
 		done <- job{}
 	}()
@@ -112,13 +135,15 @@ func (e *Exporter) startRecheck(ctx context.Context) chan job {
 
 // runRecheck re-checks the clusters of batch and publishes the result. Without a snapshot to
 // start from, or with a source that cannot read one cluster, the next cycle does it instead.
-func (e *Exporter) runRecheck(ctx context.Context, cfg *config.Config, src sources, batch map[string]*pendingRecheck) {
+func (e *Exporter) runRecheck(ctx context.Context, cfg *config.Config, src sources, batch map[string]*pendingRecheck, r *reading) {
 	if len(batch) == 0 || !cfg.Check.Enabled {
+		e.owner.end(r)
 		return
 	}
 	prev := e.snapshot.Load()
 	reader, ok := src.inventory.(ClusterReader)
 	if !ok || !prev.Success {
+		e.owner.end(r)
 		e.rechecks.keep(batch)
 		e.requestCycle()
 		return
@@ -128,21 +153,28 @@ func (e *Exporter) runRecheck(ctx context.Context, cfg *config.Config, src sourc
 	for _, id := range ids {
 		triggers = append(triggers, batch[id].events...)
 	}
-	next, checked := recheck(ctx, prev, cfg, src, reader, ids, triggers, e.notifier, e.logger, e.now)
+	read := recheck(ctx, prev, cfg, src, reader, ids, triggers, e.notifier, e.logger, r.at)
 	if errors.Is(ctx.Err(), context.Canceled) {
+		e.owner.end(r)
 		return
 	}
-	e.publish(next)
-	e.rechecks.count.Add(float64(checked))
+	e.at(handoffRechecked)
+	published := e.commit(ctx, r, read, func(cur *collector.Snapshot) (*collector.Snapshot, bool) {
+		return carry(cur), cur.Enabled // checking switched off meanwhile: "disabled" stays
+	})
+	if published == nil {
+		e.rechecks.keep(batch) // for the cycle once checking is on again
+		return
+	}
+	e.rechecks.count.Add(float64(len(read.Statuses)))
 	e.rechecks.observe(batch, e.now())
 }
 
-// recheck reads the clusters of ids again and returns prev with their new statuses, announced as
-// a cycle's are, and how many it read; triggers are the events that asked for it, tried first as
-// the causes of its new findings. A cluster that cannot be read keeps its status (the next
-// cycle reads it); one that no longer exists is dropped, as a cycle drops it.
-func recheck(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, src sources, reader ClusterReader, ids []string, triggers []events.Event, announcer Announcer, logger *slog.Logger, now func() time.Time) (*collector.Snapshot, int) {
-	start := now()
+// recheck reads the clusters of ids again at start and returns what it read, announced by
+// commit as a cycle's is; triggers are the events that asked for it, tried first as the causes
+// of its new findings. A cluster that cannot be read is left out (the next cycle reads it); one
+// that no longer exists is gone, as a cycle drops it.
+func recheck(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, src sources, reader ClusterReader, ids []string, triggers []events.Event, announcer Announcer, logger *slog.Logger, start time.Time) collector.Read {
 	before := make(map[string]collector.ClusterStatus, len(prev.Clusters))
 	for _, s := range prev.Clusters {
 		before[s.Cluster.ID] = s
@@ -202,11 +234,5 @@ func recheck(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, 
 	fresh := inv.Clusters[:len(only)]
 	some, _ = collector.Accept(some, fresh, cfg.Rules(), start)
 	logReachability(prev.Clusters, some, summarized{}, nodeTarget(src.nodes), logger)
-	next := carry(prev)
-	next.Clusters = collector.Replace(prev.Clusters, some, gone)
-	if announcer != nil {
-		announcer.Notify(ctx, next.Clusters)
-	}
-	next.Resolved = collector.RecordResolved(prev.Resolved, prev.Clusters, next.Clusters, start)
-	return next, len(only)
+	return collector.Read{Statuses: some, Gone: gone}
 }

@@ -87,9 +87,11 @@ func (e *Exporter) announceSoon() {
 	}
 }
 
-// announcePass runs the notifier over the last snapshot without a new cycle (the loop is the only
-// writer of snapshots, so it runs there).
+// announcePass runs the notifier over the last snapshot without a new cycle, under the owner's
+// lock as every writer of snapshots.
 func (e *Exporter) announcePass(ctx context.Context) {
+	e.owner.publishing.Lock()
+	defer e.owner.publishing.Unlock()
 	prev := e.snapshot.Load()
 	if !prev.Success || !prev.Enabled {
 		return
