@@ -61,6 +61,8 @@ type options struct {
 	keep                bool
 	jsonOut             string
 	exporterEnv         []string
+	// profile is the folder of the exporter's profiles (profile.go); empty: none.
+	profile string
 }
 
 func main() {
@@ -93,6 +95,7 @@ func main() {
 	flag.StringVar(&o.goBenchTime, "go-benchtime", "1s", "-benchtime of the Go benchmarks")
 	flag.StringVar(&o.workdir, "workdir", "", "folder for binaries, configurations and logs (default: a new temporary folder)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the working folder")
+	flag.StringVar(&o.profile, "profile", "", "build the exporter with -tags benchprofile and write its CPU and heap profiles of the warm cycle to this folder (the run's figures then include the profiling's cost)")
 	flag.StringVar(&o.jsonOut, "json", "", "also write the raw results as JSON to this file")
 	flag.Func("exporter-env", "NAME=VALUE added to the exporter's environment, e.g. GOMEMLIMIT=100MiB (repeatable)", func(v string) error {
 		if !strings.Contains(v, "=") {
@@ -166,7 +169,7 @@ func run(o options) error {
 
 	if !o.goBenchOnly {
 		logf("Working folder %s", dir)
-		bins, err := buildBinaries(ctx, dir)
+		bins, err := buildBinaries(ctx, dir, o.profile != "")
 		if err != nil {
 			return err
 		}
@@ -255,8 +258,9 @@ type binaries struct {
 	exporter, fake, self string
 }
 
-// buildBinaries builds the exporter as `make build` does (static, trimmed) and the fake.
-func buildBinaries(ctx context.Context, dir string) (binaries, error) {
+// buildBinaries builds the exporter as `make build` does (static, trimmed) and the fake; with
+// profile, the exporter has the pprof listener of -tags benchprofile.
+func buildBinaries(ctx context.Context, dir string, profile bool) (binaries, error) {
 	b := binaries{exporter: filepath.Join(dir, "cks-drift-exporter"), fake: filepath.Join(dir, "cks-drift-benchfake")}
 	self, err := os.Executable()
 	if err != nil {
@@ -267,8 +271,12 @@ func buildBinaries(ctx context.Context, dir string) (binaries, error) {
 	if goBin == "" {
 		goBin = "go"
 	}
+	exporter := []string{"build", "-trimpath", "-ldflags", "-s -w", "-o", b.exporter, "./cmd/cks-drift-exporter"}
+	if profile {
+		exporter = append(exporter[:1], append([]string{"-tags", "benchprofile"}, exporter[1:]...)...)
+	}
 	for _, build := range [][]string{
-		{"build", "-trimpath", "-ldflags", "-s -w", "-o", b.exporter, "./cmd/cks-drift-exporter"},
+		exporter,
 		{"build", "-o", b.fake, "./test/bench/benchfake"},
 	} {
 		cmd := exec.CommandContext(ctx, goBin, build...)

@@ -121,7 +121,11 @@ func runWorld(ctx context.Context, o options, bins binaries, dir string, n int, 
 	if err != nil {
 		return res, err
 	}
-	exp, base, err := startExporter(bins, dir, info.ConfigFile, o.exporterEnv)
+	prof, profEnv, err := newProfiler(o.profile, n, o.concurrency)
+	if err != nil {
+		return res, err
+	}
+	exp, base, err := startExporter(bins, dir, info.ConfigFile, append(profEnv, o.exporterEnv...))
 	if err != nil {
 		return res, err
 	}
@@ -165,6 +169,7 @@ func runWorld(ctx context.Context, o options, bins binaries, dir string, n int, 
 	cpu0 := procstat.CPUSeconds(exp.cmd.Process.Pid)
 	read0, written0 := procstat.IOBytes(exp.cmd.Process.Pid)
 	started := time.Now()
+	prof.startCPU(ctx)
 	if err := post(base + "/-/check"); err != nil {
 		return res, err
 	}
@@ -179,6 +184,9 @@ func runWorld(ctx context.Context, o options, bins binaries, dir string, n int, 
 			return res, err
 		}
 		last = m
+		if err := prof.sawHeap(ctx, m); err != nil {
+			return res, err
+		}
 		if m.cycles() >= 2 {
 			break // published: this answer was not served during the cycle
 		}
@@ -204,6 +212,9 @@ func runWorld(ctx context.Context, o options, bins binaries, dir string, n int, 
 	}
 	res.WarmWall = time.Since(started).Seconds()
 	res.WarmCPUSeconds = procstat.CPUSeconds(exp.cmd.Process.Pid) - cpu0
+	if err := prof.stopCPU(); err != nil {
+		return res, err
+	}
 	read1, written1 := procstat.IOBytes(exp.cmd.Process.Pid)
 	res.WarmRead, res.WarmWritten = read1-read0, written1-written0
 	res.CycleLatency = summarise(during)
@@ -233,6 +244,9 @@ func runWorld(ctx context.Context, o options, bins binaries, dir string, n int, 
 		return res, fmt.Errorf("warm cycle: %w", err)
 	}
 	res.PeakRSSKiB, res.EndRSSKiB = world.Memory(exp.cmd.Process.Pid)
+	if err := prof.afterCycle(ctx); err != nil {
+		return res, err
+	}
 	logf("   warm cycle %.2f s (%.1f CPU s), %d API calls, %d SSH connections, %d sessions; peak RSS %.1f MiB; /metrics p99 %.1f ms idle, %.1f ms during the cycle (n=%d); %d series",
 		res.WarmCycle, res.WarmCPUSeconds, res.WarmAPITotal, res.WarmSSH.Connections, res.WarmSSH.Sessions, mib(res.PeakRSSKiB),
 		res.IdleLatency.P99, res.CycleLatency.P99, res.CycleLatency.N, res.Series)

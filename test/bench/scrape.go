@@ -51,12 +51,15 @@ func seriesAt(base string) (map[string]float64, error) {
 	return promtext.Samples(string(raw))
 }
 
-// cycles returns the value of cks_drift_cycles_total, or NaN. It finds the one line instead of
-// parsing the answer: expfmt's text parser takes 1.8 s for 90,000 series (about the answer at
-// 10,000 clusters) on a loaded two-core machine, and the paced scrapes during the warm cycle
-// would take that CPU from the cycle they measure.
-func (m metrics) cycles() float64 {
-	const name = "cks_drift_cycles_total "
+// cycles returns the value of cks_drift_cycles_total, or NaN.
+func (m metrics) cycles() float64 { return m.value("cks_drift_cycles_total") }
+
+// value returns the value of the sample name (without labels), or NaN. It finds the one line
+// instead of parsing the answer: expfmt's text parser takes 1.8 s for 90,000 series (about the
+// answer at 10,000 clusters) on a loaded two-core machine, and the paced scrapes during the warm
+// cycle would take that CPU from the cycle they measure.
+func (m metrics) value(sample string) float64 {
+	name := sample + " "
 	for rest := m.body; len(rest) > 0; {
 		i := bytes.Index(rest, []byte(name))
 		if i < 0 {
