@@ -236,6 +236,7 @@ var families = []family{
 	{desc: shardDesc, series: func(emit emitter, s *Snapshot, _ ClusterStatus) {
 		emit(prometheus.GaugeValue, float64(s.Shard.Ordinal))
 	}},
+	{desc: notComparedDesc, series: notCompared},
 	{desc: totalShardsDesc, series: func(emit emitter, s *Snapshot, _ ClusterStatus) {
 		emit(prometheus.GaugeValue, float64(max(s.Shard.Total, 1)))
 	}},

@@ -2,69 +2,91 @@ package exporter
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/cloudstacktest"
+	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/mariadbtest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
 )
 
-// TestNetworkRuleMissingThroughTheAPI: a tenant deletes the SSH port-forwarding rule of a worker
-// of its cluster; network_rule_missing appears and is announced once (one [WARN] annotation, one
-// alert over three cycles); the rule re-created while listFirewallRules fails, the network side
-// is not compared: the finding is kept and nothing is announced, though the inventory is read;
-// the rules read again, one [INFO] with the network side's message and the alert archived.
+// TestNetworkRuleMissingThroughTheAPI: the rules cannot be read while listFirewallRules fails;
+// the inventory is read.
 func TestNetworkRuleMissingThroughTheAPI(t *testing.T) {
 	e, cs := newEnv(t, simulator.ClusterSpec{Name: "test", Workers: 2, NetworkRules: true})
-	c := cs[0]
 	e.writeConfig("  interval: 1h\n", "")
 	e.start()
-	e.checkNow(1)
-	if f := e.findings(); len(f) != 0 {
-		t.Fatalf("baseline findings: %q", f)
+	e.ruleEpisode(cs[0], nil,
+		func() { e.sim.CloudStack.SetFault("listFirewallRules", cloudstacktest.Fault{Status: 530}) },
+		func() { e.sim.CloudStack.ClearFaults() })
+}
+
+// TestNetworkRuleMissingFromTheDatabase: the rules cannot be read while the exporter's account
+// has no SELECT on load_balancer_vm_map, as an account granted before the database source read
+// the network side; the other tables are read.
+func TestNetworkRuleMissingFromTheDatabase(t *testing.T) {
+	db := mariadbtest.Start(t) // skips without MariaDB (fails in CI)
+	e, cs := newEnv(t, simulator.ClusterSpec{Name: "test", Workers: 2, NetworkRules: true})
+	d, _, _ := e.startOnDatabase(db, "  interval: 1h\n")
+	grant := func(stmt string) func() {
+		return func() {
+			if _, err := d.Admin.Exec(fmt.Sprintf(stmt, d.Name, d.Name)); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
+	e.ruleEpisode(cs[0], func() { e.reload(d) },
+		grant("REVOKE SELECT ON %s.load_balancer_vm_map FROM '%s'@'%%'"),
+		grant("GRANT SELECT ON %s.load_balancer_vm_map TO '%s'@'%%'"))
+}
+
+// ruleEpisode walks network_rule_missing through its episode on a started exporter whose cycles
+// run only when asked for: a tenant deletes the SSH port-forwarding rule of a worker of its
+// cluster; the finding appears and is announced once (one [WARN] annotation, one alert over
+// three cycles); the rule re-created while hide makes the rules unreadable, the network side is
+// not compared: the finding is kept and nothing is announced, though the inventory is read; show
+// makes them readable again: one [INFO] with the network side's message and the alert archived.
+// Meanwhile cks_drift_sides_not_compared{side="network"} counts the cluster. load, when not nil,
+// hands the cloud's model to the inventory source.
+func (e *env) ruleEpisode(c simulator.Cluster, load, hide, show func()) {
+	e.t.Helper()
+	loaded := e.baseline(load)
 
 	restore, err := e.sim.RemoveSSHRule(c.ID, c.VMs[2])
 	if err != nil {
-		t.Fatal(err)
+		e.t.Fatal(err)
 	}
+	loaded()
 	e.checkNow(3)
 	want := []string{"test network_rule_missing " + c.VMs[2]}
 	if f := e.findings(); !slices.Equal(f, want) {
-		t.Fatalf("findings: %q, want %q", f, want)
+		e.t.Fatalf("findings: %q, want %q", f, want)
 	}
 	msg := "The port-forwarding rule of VM " + c.VMs[2]
 	written := e.writes()
 	if count(written, "addAnnotation [WARN] "+msg, "CKS's upgrade reaches the node through it") != 1 ||
 		count(written, "generateAlert "+msg, "This is only reported, nothing was changed.") != 1 || len(written) != 2 {
-		t.Fatalf("writes: %q, want one [WARN] annotation and one alert with %q", written, msg)
+		e.t.Fatalf("writes: %q, want one [WARN] annotation and one alert with %q", written, msg)
 	}
 
-	e.sim.CloudStack.SetFault("listFirewallRules", cloudstacktest.Fault{Status: 530})
+	const notCompared = `cks_drift_sides_not_compared{side="network"}`
+	if m := e.metrics(); m[notCompared] != 0 {
+		e.t.Fatalf("%s %v while the rules are read", notCompared, m[notCompared])
+	}
+	hide()
 	restore()
+	loaded()
 	e.checkNow(2)
-	if m := e.metrics(); m["cks_drift_up"] != 1 {
-		t.Fatalf("cks_drift_up %v: the inventory is read while the rules are not", m["cks_drift_up"])
+	if m := e.metrics(); m["cks_drift_up"] != 1 || m[notCompared] != 1 {
+		e.t.Fatalf("cks_drift_up %v, %s %v: the inventory is read while the rules are not, and the side counted as not compared",
+			m["cks_drift_up"], notCompared, m[notCompared])
 	}
-	if f := e.findings(); !slices.Equal(f, want) {
-		t.Fatalf("findings while the rules cannot be read: %q, want them kept: %q", f, want)
+	e.keptThenResolved(want, written, show, "The network rules of Kubernetes cluster test match what CKS created again")
+	if m := e.metrics(); m[notCompared] != 0 {
+		e.t.Fatalf("%s %v once the rules are read again", notCompared, m[notCompared])
 	}
-	if w := e.writes(); !slices.Equal(w, written) {
-		t.Fatalf("announced while the rules could not be read: %q", w[len(written):])
-	}
-
-	e.sim.CloudStack.ClearFaults()
-	e.checkNow(2)
-	if f := e.findings(); len(f) != 0 {
-		t.Fatalf("findings once re-created and read again: %q", f)
-	}
-	after := e.writes()[len(written):]
-	if count(after, "addAnnotation [INFO] The network rules of Kubernetes cluster test match what CKS created again") != 1 ||
-		count(after, "addAnnotation") != 1 || count(after, "generateAlert") != 0 {
-		t.Fatalf("writes once resolved: %q", after)
-	}
-	e.oneEpisode("The network rules of Kubernetes cluster test match what CKS created again")
 }
 
 // TestRuleEventRechecksItsCluster: the event of a tenant deleting a node's SSH rule names the

@@ -21,7 +21,9 @@ func addNetworkRules(w *cloudstacktest.World, c *cloudstacktest.Cluster, vms []*
 			Account: c.Account, DomainID: c.DomainID, ProjectID: c.ProjectID}))
 	}
 	w.AddCKSRules(set, n, false)
-	w.FirewallRules = append(w.FirewallRules, &cloudstacktest.FirewallRule{ID: fmt.Sprintf("fw-ssh-%s", c.ID),
+	// The SSH server's firewall rule: the cluster's uuid with its first group replaced, a uuid
+	// (firewall_rules.uuid is varchar(40)) of its own.
+	w.FirewallRules = append(w.FirewallRules, &cloudstacktest.FirewallRule{ID: "f55f" + c.ID[min(4, len(c.ID)):],
 		IPAddressID: sshRule.IPAddressID, IPAddress: sshRule.IPAddress, NetworkID: c.NetworkID, Protocol: "tcp",
 		StartPort: sshRule.PublicPort, EndPort: sshRule.PublicPort, Account: c.Account, DomainID: c.DomainID, ProjectID: c.ProjectID})
 }
