@@ -45,6 +45,9 @@ func newRulesWorld(w *cloudstacktest.World, release string) *rulesWorld {
 	})
 	// A routed network (4.20 on; before, the same network is isolated): CKS creates no rules on it.
 	add("routed", nil).Network.Routed = true
+	if release >= "4.21" { // etcd nodes (4.21 on), with an SSH rule each
+		add("etcd", func(s *cloudstacktest.ClusterSpec) { s.Etcd = 2 })
+	}
 
 	victim := x.sets["isolated"]
 	x.mallory = add("mallory", func(s *cloudstacktest.ClusterSpec) { s.Account, s.Workers = "mallory", 1 })
