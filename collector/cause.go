@@ -70,7 +70,11 @@ type CauseEvent struct {
 	Username, Account            string
 	DomainID, Domain, ProjectID  string
 	ResourceID, ResourceType     string
+	Level                        string // INFO, WARN, ERROR; empty where the source does not read it
 	Created                      time.Time
+	// Triggered: the event was asked for by id as one that started the check, whose delivery
+	// named the wanted finding's resource (CauseWant.Triggers).
+	Triggered bool
 	// ByOwner: the source matched the event's account with the cluster's owner's by its
 	// internal id (the database), where the API names them.
 	ByOwner bool
@@ -88,18 +92,26 @@ type CauseWant struct {
 	Types      []string
 	Since      time.Time
 	Triggers   []string
+	// RuleIDs are, On CauseOnRule, the uuids of the rules that are gone (ResourceID is the first).
+	RuleIDs []string
 }
 
 // Explains reports whether e explains the wanted finding. It is tied by resource only (the
-// event's resource is the finding's VM or cluster, never a name or a description, which tenants
-// write), of one of the kind's types, recorded within the look-back, carried out (Completed, or
+// event's resource is the finding's VM, cluster or gone rule, explainsRule; never a name or a
+// description, which tenants write), of one of the kind's types, recorded within the look-back, carried out (Completed, or
 // Created for what CloudStack records as created: a tenant who names another's resource in a
 // command has its Scheduled event recorded before the access check refuses the job), and
 // recorded under the cluster's owner or the operator's root admins (AdminEvent).
 func (w CauseWant) Explains(e CauseEvent) bool {
 	switch {
+	case w.On == CauseOnRule:
+		if !w.explainsRule(e) {
+			return false
+		}
 	case !strings.EqualFold(e.ResourceID, w.ResourceID) || e.ResourceType != string(w.On):
 		return false
+	}
+	switch {
 	case !slices.Contains(w.Types, e.Type):
 		return false
 	case e.State != "Completed" && e.State != "Created":

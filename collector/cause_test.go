@@ -101,7 +101,7 @@ func TestWantCauses(t *testing.T) {
 	statuses := []ClusterStatus{greedy, other}
 	shared := other.On(SideVM)
 
-	wants := WantCauses(statuses, now, 5, func(id string, types []string) []string {
+	wants := WantCauses(statuses, nil, now, 5, func(id string, types []string) []string {
 		if id == "o1" && slices.Contains(types, "VM.EXPUNGE") {
 			return []string{"ev-1"}
 		}
@@ -130,7 +130,7 @@ func TestWantCauses(t *testing.T) {
 	if !shared[0].Cause.IsZero() {
 		t.Error("SetCauses changed the findings a copy of the status shares")
 	}
-	if again := WantCauses(statuses, now, 100, nil); len(again) != 31 { // 30 + the map's; o1 has its cause
+	if again := WantCauses(statuses, nil, now, 100, nil); len(again) != 31 { // 30 + the map's; o1 has its cause
 		t.Errorf("%d wanted after o1 got its cause, want 31", len(again))
 	}
 
@@ -150,7 +150,7 @@ func TestWantCauses(t *testing.T) {
 	if vm := next[0].On(SideVM); vm[0].Cause != cause || vm[1].Cause != remembered || asked != 1 {
 		t.Errorf("carried %+v and %+v, memory asked %d times", vm[0].Cause, vm[1].Cause, asked)
 	}
-	if w := WantCauses(next, later, 100, nil); len(w) != 0 {
+	if w := WantCauses(next, nil, later, 100, nil); len(w) != 0 {
 		t.Errorf("findings that are not new looked up: %+v", w)
 	}
 }
@@ -164,6 +164,10 @@ func TestEveryKindsCausesAreDeclared(t *testing.T) {
 		}
 		switch d.Causes.On {
 		case CauseOnCluster:
+		case CauseOnRule:
+			if d.Side != SideNetwork {
+				t.Errorf("%s: events on a rule, but it is no kind of the network side", d.Kind)
+			}
 		case CauseOnVM:
 			if d.Subject != SubjectVM {
 				t.Errorf("%s: events on the VM, but its findings name no VM (%s)", d.Kind, d.Subject)

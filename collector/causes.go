@@ -74,18 +74,33 @@ func acceptedFindings(s ClusterStatus) []Finding {
 // snapshot nor the notifier's memory knew them) and whose kind an event can explain, at most
 // limit of them: one of each cluster in turn, so that a cluster with many new findings does not
 // take another's look-ups. triggers returns the ids of the events that started this check, name
-// a resource and are of one of the types (nil: none).
-func WantCauses(statuses []ClusterStatus, now time.Time, limit int, triggers func(resourceID string, types []string) []string) []CauseWant {
+// a resource and are of one of the types (nil: none). A finding about network rules is wanted
+// only when prev (the last snapshot's statuses, nil: none wanted) held rules of its cluster that
+// are gone, and an event that started this check named one of them: the only way to its
+// deletion's event (CauseOnRule).
+func WantCauses(statuses, prev []ClusterStatus, now time.Time, limit int, triggers func(resourceID string, types []string) []string) []CauseWant {
+	prevRules := make(map[string]*NetworkRules, len(prev))
+	for _, s := range prev {
+		prevRules[s.Cluster.ID] = s.Cluster.Rules
+	}
 	var perCluster [][]CauseWant
 	for _, s := range statuses {
 		var wants []CauseWant
 		for _, f := range s.Findings() {
-			if w, ok := wantCause(s.Cluster, f, now); ok {
-				if triggers != nil {
-					w.Triggers = triggers(w.ResourceID, w.Types)
-				}
-				wants = append(wants, w)
+			w, ok := wantCause(s.Cluster, f, now)
+			if !ok {
+				continue
 			}
+			if w.On == CauseOnRule {
+				if w, ok = wantRuleCause(w, goneRules(prevRules[s.Cluster.ID], s.Cluster.Rules, f), triggers); ok {
+					wants = append(wants, w)
+				}
+				continue
+			}
+			if triggers != nil {
+				w.Triggers = triggers(w.ResourceID, w.Types)
+			}
+			wants = append(wants, w)
 		}
 		if len(wants) > 0 {
 			perCluster = append(perCluster, wants)
@@ -116,6 +131,7 @@ func wantCause(c Cluster, f Finding, now time.Time) (CauseWant, bool) {
 	}
 	w := CauseWant{Cluster: c, Side: d.Side, Key: f.Key(), On: d.Causes.On, Types: d.Causes.Types, Since: now.Add(-CauseLookBack)}
 	switch d.Causes.On {
+	case CauseOnRule: // the gone rules are set by wantRuleCause
 	case CauseOnVM:
 		if f.VMID == "" {
 			return CauseWant{}, false // a node with no VM
@@ -125,6 +141,23 @@ func wantCause(c Cluster, f Finding, now time.Time) (CauseWant, bool) {
 		w.ResourceID = c.ID
 	}
 	return w, true
+}
+
+// wantRuleCause is w for the rules gone, with the events that started the check and named one of
+// them; false when there are none.
+func wantRuleCause(w CauseWant, gone []string, triggers func(resourceID string, types []string) []string) (CauseWant, bool) {
+	if len(gone) == 0 || triggers == nil {
+		return CauseWant{}, false
+	}
+	for _, id := range gone {
+		for _, t := range triggers(id, w.Types) {
+			if !slices.Contains(w.Triggers, t) {
+				w.Triggers = append(w.Triggers, t)
+			}
+		}
+	}
+	w.ResourceID, w.RuleIDs = gone[0], gone
+	return w, len(w.Triggers) > 0
 }
 
 // SetCauses gives the findings wants names their causes (causes[i] is wants[i]'s, zero for none).

@@ -184,7 +184,8 @@ var Declarations = []Declaration{
 		Advice:  "Re-create the network rule CKS created for the cluster (its port-forwarding, firewall, load-balancer or ACL rule) before the next scale, upgrade or delete.",
 		Anchor:  "network_rule_missing",
 		Alert:   "CKSNetworkRuleMissing", Severity: "warning",
-		Rule: "A network rule CKS created for Kubernetes cluster {{ $labels.cluster_name }} is gone{{ if $labels.vm_name }} (the SSH port-forwarding rule of VM {{ $labels.vm_name }}, {{ $labels.vm_id }}){{ end }}; CKS's next scale, upgrade or delete needs it. The rule is named in the finding's message on the exporter's /findings page.",
+		Rule:   "A network rule CKS created for Kubernetes cluster {{ $labels.cluster_name }} is gone{{ if $labels.vm_name }} (the SSH port-forwarding rule of VM {{ $labels.vm_name }}, {{ $labels.vm_id }}){{ end }}; CKS's next scale, upgrade or delete needs it. The rule is named in the finding's message on the exporter's /findings page.",
+		Causes: Explanation{On: CauseOnRule, Types: ruleDeletions},
 	},
 	{
 		Kind: KindOfferingMissing, Side: SideCluster, Subject: SubjectCluster,

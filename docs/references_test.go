@@ -55,7 +55,10 @@ func TestGeneratedReferences(t *testing.T) {
 			return "none"
 		}
 		on := "its VM"
-		if d.Causes.On == collector.CauseOnCluster {
+		switch d.Causes.On {
+		case collector.CauseOnRule:
+			on = "its deleted rule, delivered by a webhook"
+		case collector.CauseOnCluster:
 			on = "its cluster"
 		}
 		return "`" + strings.Join(d.Causes.Types, "`, `") + "` on " + on

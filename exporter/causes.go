@@ -16,6 +16,14 @@ type CauseFinder interface {
 	Causes(ctx context.Context, wants []collector.CauseWant) ([]collector.Cause, error)
 }
 
+// RuleCauseFinder is a CauseFinder that also finds the event that deleted a network rule
+// (collector.CauseOnRule), which it asks for by the id of the event that started a re-check: the
+// API source. Another finder is never asked for one.
+type RuleCauseFinder interface {
+	CauseFinder
+	FindsRuleCauses()
+}
+
 // causeTimeout bounds the look-ups of one cycle or re-check: the announcement of its new
 // findings waits for them at most this long, and the findings not looked up by then are
 // announced without a cause.
@@ -35,7 +43,11 @@ func findCauses(ctx context.Context, statuses, prev []collector.ClusterStatus, s
 	if !ok {
 		return
 	}
-	wants := collector.WantCauses(statuses, now, collector.MaxCauseLookups, triggerIDs(triggers))
+	var rulesOf []collector.ClusterStatus // the database source cannot ask for an event by id
+	if _, ok := finder.(RuleCauseFinder); ok {
+		rulesOf = prev
+	}
+	wants := collector.WantCauses(statuses, rulesOf, now, collector.MaxCauseLookups, triggerIDs(triggers))
 	if len(wants) == 0 {
 		return
 	}

@@ -49,17 +49,32 @@ func (s *Source) Causes(ctx context.Context, wants []collector.CauseWant) ([]col
 	return out, nil
 }
 
-// findCause returns the cause of one wanted finding, zero when no event explains it.
+// FindsRuleCauses marks the source as one that finds the event that deleted a network rule: it
+// asks for the events that started a re-check by id (exporter.RuleCauseFinder).
+func (s *Source) FindsRuleCauses() {}
+
+// findCause returns the cause of one wanted finding, zero when no event explains it. The
+// finding of a rule is explained only by an event that started the re-check: listEvents refuses
+// a deleted rule's uuid as resourceid (collector.CauseOnRule), and that error would end the
+// cycle's other look-ups.
 func findCause(c *cs.CloudStackClient, w collector.CauseWant) (collector.Cause, error) {
 	explains := func(e wireEvent) bool { return w.Explains(causeEvent(e)) }
+	triggered := func(e wireEvent) bool {
+		ev := causeEvent(e)
+		ev.Triggered = true
+		return w.Explains(ev)
+	}
 	for _, id := range w.Triggers[:min(len(w.Triggers), maxTriggers)] {
-		events, err := listCauseEvents(c, w, map[string]string{"id": id}, 1, explains)
+		events, err := listCauseEvents(c, w, map[string]string{"id": id}, 1, triggered)
 		if err != nil {
 			return collector.Cause{}, err
 		}
-		if i := slices.IndexFunc(events, explains); i >= 0 {
+		if i := slices.IndexFunc(events, triggered); i >= 0 {
 			return causeEvent(events[i]).Cause(), nil
 		}
+	}
+	if w.On == collector.CauseOnRule {
+		return collector.Cause{}, nil
 	}
 	events, err := listCauseEvents(c, w, map[string]string{"resourceid": w.ResourceID, "resourcetype": string(w.On)}, causePages, explains)
 	if err != nil {
@@ -98,7 +113,7 @@ func causeEvent(e wireEvent) collector.CauseEvent {
 		ID: string(e.ID), Type: string(e.Type), State: string(e.State), Description: string(e.Description),
 		Username: string(e.Username), Account: string(e.Account),
 		DomainID: string(e.DomainID), Domain: string(e.Domain), ProjectID: string(e.ProjectID),
-		ResourceID: string(e.ResourceID), ResourceType: string(e.ResourceType),
+		ResourceID: string(e.ResourceID), ResourceType: string(e.ResourceType), Level: string(e.Level),
 		Created: cloudstackapi.ParseDate(string(e.Created)),
 	}
 }

@@ -30,6 +30,7 @@ type wireEvent struct {
 	Domain       text `json:"domain"`
 	ProjectID    text `json:"projectid"`
 	Type         text `json:"type"`
+	Level        text `json:"level"`
 	State        text `json:"state"`
 	Description  text `json:"description"`
 	ResourceID   text `json:"resourceid"`

@@ -126,8 +126,9 @@ type eventJSON struct {
 // listEvents answers as QueryManagerImpl.searchForEventsInternal (4.14.0.0, 4.17.0.0): archived
 // events are never listed; type is an exact match; keyword matches type, description or level
 // as a SQL LIKE '%keyword%' (case-insensitive in CloudStack's collation); id is the event's uuid; resourceid and
-// resourcetype filter from 4.17 (earlier releases ignore the unknown parameters); newest first;
-// count is the total (searchAndCount).
+// resourcetype filter from 4.17 (earlier releases ignore the unknown parameters), and a
+// resourceid that names no row is refused (knownResource); a deleted rule's events name no
+// resource (eventResource); newest first; count is the total (searchAndCount).
 func (s *Server) listEvents(r *request) (any, *apiError) {
 	p := r.params
 	win, e := s.world.pageWindow(p)
@@ -135,6 +136,9 @@ func (s *Server) listEvents(r *request) (any, *apiError) {
 		return nil, e
 	}
 	byResource := s.world.since(17)
+	if byResource && p.Get("resourceid") != "" && !s.world.knownResource(p.Get("resourcetype"), p.Get("resourceid")) {
+		return nil, paramError("Invalid resourceid")
+	}
 	var events []*Event
 	for _, ev := range s.world.Events {
 		kw := p.Get("keyword")
@@ -155,7 +159,7 @@ func (s *Server) listEvents(r *request) (any, *apiError) {
 		j := eventJSON{ID: ev.ID, Username: cmp.Or(ev.Username, ev.Account), Type: ev.Type, Level: ev.Level, Description: ev.Description,
 			Account: ev.Account, DomainID: ev.DomainID, Domain: ev.Domain, ProjectID: ev.ProjectID, Created: formatDate(ev.Created), State: ev.State}
 		if byResource {
-			j.ResourceID, j.ResourceType = ev.ResourceID, ev.ResourceType
+			j.ResourceID, j.ResourceType = s.world.eventResource(ev), ev.ResourceType
 		}
 		return j
 	}), nil
