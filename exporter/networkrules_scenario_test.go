@@ -96,24 +96,7 @@ func TestRuleEventRechecksItsCluster(t *testing.T) {
 	e, cs := startWithEvents(t, simulator.ClusterSpec{Name: "alpha", Account: "acme", NetworkRules: true},
 		simulator.ClusterSpec{Name: "beta", Account: "globex", NetworkRules: true})
 	alpha := cs[0]
-	var ruleID string
-	e.sim.CloudStack.Read(func(w *cloudstacktest.World) {
-		vm := w.VMByName(alpha.VMs[2])
-		for _, r := range w.PortForwardingRules {
-			if r.VirtualMachineID == vm.ID && r.PrivatePort == 22 {
-				ruleID = r.ID
-			}
-		}
-	})
-	if _, err := e.sim.RemoveSSHRule(alpha.ID, alpha.VMs[2]); err != nil {
-		t.Fatal(err)
-	}
-	ev := cloudstacktest.ActionEvent{UUID: newUUID(), Type: "NET.RULEDELETE", Status: "Completed", Entity: "FirewallRule", EntityUUID: ruleID,
-		UserUUID: newUUID(), AccountUUID: newUUID(), Description: "Deleting a port forwarding rule", Created: time.Now(),
-		Resources: map[string]string{"FirewallRule": ruleID}}
-	if d := e.hook().Deliver(context.Background(), ev); !d.Success {
-		t.Fatalf("delivery answered %v", d.Statuses)
-	}
+	e.deleteSSHRuleWithEvent(alpha, alpha.VMs[2], nil)
 	e.waitFor("the re-check", func() bool { return e.metrics()["cks_drift_rechecks_total"] == 1 })
 	if got, want := e.findings(), []string{"alpha network_rule_missing " + alpha.VMs[2]}; !slices.Equal(got, want) {
 		t.Errorf("findings %v, want %v", got, want)
@@ -125,5 +108,61 @@ func TestRuleEventRechecksItsCluster(t *testing.T) {
 		if c.Command == "listVirtualMachines" && c.Params.Get("account") == "globex" {
 			t.Error("the re-check read the VMs of another tenant")
 		}
+	}
+}
+
+// TestRuleEventFromTheDatabase: with the database source, which reads no single cluster, the
+// event of a tenant deleting a node's SSH rule names a rule the last cycle read from
+// firewall_rules (by its uuid), and starts a whole cycle at once, which finds the rule gone.
+func TestRuleEventFromTheDatabase(t *testing.T) {
+	db := mariadbtest.Start(t) // skips without MariaDB (fails in CI)
+	e, cs := newEnv(t, simulator.ClusterSpec{Name: "alpha", Account: "acme", NetworkRules: true},
+		simulator.ClusterSpec{Name: "beta", Account: "globex", NetworkRules: true})
+	var d *mariadbtest.Database
+	e.sim.CloudStack.Read(func(w *cloudstacktest.World) { d = db.NewDatabaseOf(t, w) })
+	dsn, _, _ := exporterAccount(t, d)
+	t.Setenv("CKS_DRIFT_E2E_DSN", dsn)
+	e.writeConfig("  interval: 1h\n", "")
+	e.setConfig(e.config() + eventsSection + "inventory:\n  source: database\ndatabase:\n  dsn: ${CKS_DRIFT_E2E_DSN}\n  query_timeout: 5s\n")
+	e.start()
+	e.waitFor("the first cycle", func() bool { return e.cycles() >= 1 })
+	if f := e.findings(); len(f) != 0 {
+		t.Fatalf("baseline findings: %q", f)
+	}
+
+	alpha := cs[0]
+	e.deleteSSHRuleWithEvent(alpha, alpha.VMs[2], func() { e.reload(d) })
+	want := []string{"alpha network_rule_missing " + alpha.VMs[2]}
+	e.waitFor("the cycle the event started", func() bool { return slices.Equal(e.findings(), want) })
+	if c := e.cycles(); c != 2 {
+		t.Errorf("%v cycles, want the first and the one the event started", c)
+	}
+}
+
+// deleteSSHRuleWithEvent deletes the SSH port-forwarding rule of the cluster's VM, as its
+// tenant may, hands the cloud to the inventory source with load (when not nil), and delivers
+// the deletion's event, NET.RULEDELETE with the rule as its resource, to the exporter's webhook.
+func (e *env) deleteSSHRuleWithEvent(c simulator.Cluster, vmName string, load func()) {
+	e.t.Helper()
+	var ruleID string
+	e.sim.CloudStack.Read(func(w *cloudstacktest.World) {
+		vm := w.VMByName(vmName)
+		for _, r := range w.PortForwardingRules {
+			if r.VirtualMachineID == vm.ID && r.PrivatePort == 22 {
+				ruleID = r.ID
+			}
+		}
+	})
+	if _, err := e.sim.RemoveSSHRule(c.ID, vmName); err != nil {
+		e.t.Fatal(err)
+	}
+	if load != nil {
+		load()
+	}
+	ev := cloudstacktest.ActionEvent{UUID: newUUID(), Type: "NET.RULEDELETE", Status: "Completed", Entity: "FirewallRule", EntityUUID: ruleID,
+		UserUUID: newUUID(), AccountUUID: newUUID(), Description: "Deleting a port forwarding rule", Created: time.Now(),
+		Resources: map[string]string{"FirewallRule": ruleID}}
+	if d := e.hook().Deliver(context.Background(), ev); !d.Success {
+		e.t.Fatalf("delivery answered %v", d.Statuses)
 	}
 }
