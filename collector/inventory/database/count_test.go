@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -73,16 +75,34 @@ func sessionID(t *testing.T, s *Source) (id int64) {
 }
 
 // TestDocsStateTheStatementCount: the documents that state how many statements a cycle reads say
-// the number TestStatementsDoNotGrowWithClusters measures, so that the figure has one home.
+// the number TestStatementsDoNotGrowWithClusters measures, and no document says another, so that
+// the figure has one home.
 func TestDocsStateTheStatementCount(t *testing.T) {
 	want := fmt.Sprintf("%d SELECT statements per cycle", statementsPerCycle)
+	root := filepath.Join("..", "..", "..")
 	for _, doc := range []string{"inventory-sources.md", "operations.md"} {
-		data, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", doc))
+		data, err := os.ReadFile(filepath.Join(root, "docs", doc))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if text := strings.Join(strings.Fields(string(data)), " "); !strings.Contains(text, want) {
 			t.Errorf("docs/%s does not say %q", doc, want)
+		}
+	}
+	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := regexp.MustCompile(`\b(\d+) SELECT statements\b`)
+	for _, doc := range append(docs, filepath.Join(root, "README.md")) {
+		data, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range count.FindAllStringSubmatch(string(data), -1) {
+			if m[1] != strconv.Itoa(statementsPerCycle) {
+				t.Errorf("%s says %q; a cycle runs %d", filepath.Base(doc), m[0], statementsPerCycle)
+			}
 		}
 	}
 }
