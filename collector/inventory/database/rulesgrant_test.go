@@ -2,6 +2,7 @@ package database
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -58,5 +59,26 @@ func TestNetworkRulesWithoutGrant(t *testing.T) {
 	}
 	if strings.Join(tables, ",") != strings.Join(missing, ",") {
 		t.Errorf("CheckGrants names %v, want %v", tables, missing)
+	}
+}
+
+// TestNetworkRulesStatementFails: a statement of the network side that fails (here the ACL
+// items', whose table the account may read only the column action of: information_schema shows
+// the table, the SELECT is refused) leaves every cluster's rules unread with the error, and the
+// rest of the inventory read, as a rule list that fails does in the API source.
+func TestNetworkRulesStatementFails(t *testing.T) {
+	w := &cloudstacktest.World{}
+	w.BuildCluster(cloudstacktest.ClusterSpec{Name: "k", Account: "alice", Control: 1, Workers: 1, Created: created})
+	_, d := load(t, w, mariadbtest.Current, Options{})
+	dsn := grantedAccount(t, d, "_ac", "network_acl_item")
+	if _, err := d.Admin.Exec(fmt.Sprintf("GRANT SELECT (`action`) ON `%s`.`network_acl_item` TO '%s_ac'@'%%'", d.Name, d.Name)); err != nil {
+		t.Fatal(err)
+	}
+	inv := inventory(t, newSource(t, Options{DSN: dsn}))
+	if len(inv.Clusters) != 1 || inv.Clusters[0].SSH.Host == "" || len(inv.Clusters[0].Mapped) != 2 {
+		t.Fatalf("inventory: %+v", inv.Clusters)
+	}
+	if r := inv.Clusters[0].Rules; r.Read() || !strings.HasPrefix(r.Err, "read network_acl_item: ") {
+		t.Errorf("rules %+v; want unread with the ACL items' error", r)
 	}
 }
