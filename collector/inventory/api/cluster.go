@@ -16,17 +16,18 @@ import (
 func (s *Source) ClusterInventory(ctx context.Context, of collector.Cluster) (collector.Inventory, error) {
 	c := s.api.SDK(ctx)
 	size := s.opts.PageSize
+	in := strs{}
 	scope, owner := "", map[string]string{"account": of.Account, "domainid": of.DomainID}
 	if of.ProjectID != "" {
 		scope, owner = of.ProjectID, nil
 	}
 	clusters, err := listScopes([]string{scope}, "kubernetes clusters", func(r clusterRow) string { return r.cluster.ID },
-		listPages(c, "listKubernetesClusters", "kubernetescluster", cloudstackapi.PageOrTotal, size, map[string]string{"id": of.ID}, toClusterRow))
+		listPages(c, "listKubernetesClusters", "kubernetescluster", cloudstackapi.PageOrTotal, size, map[string]string{"id": of.ID}, in.clusterRow))
 	if err != nil {
 		return collector.Inventory{}, err
 	}
 	vms, err := listScopes([]string{scope}, "virtual machines", func(v vmRow) string { return v.vm.ID },
-		listPages(c, "listVirtualMachines", "virtualmachine", cloudstackapi.Total, size, withOwner(map[string]string{"details": "min"}, owner), toVMRow))
+		listPages(c, "listVirtualMachines", "virtualmachine", cloudstackapi.Total, size, withOwner(map[string]string{"details": "min"}, owner), in.vmRow))
 	if err != nil {
 		return collector.Inventory{}, err
 	}
@@ -35,7 +36,7 @@ func (s *Source) ClusterInventory(ctx context.Context, of collector.Cluster) (co
 	var rules []pfRule
 	var rulesErr error
 	if len(clusters) > 0 {
-		rules, rulesErr = portForwardingRules(c, []string{scope}, size, owner)
+		rules, rulesErr = portForwardingRules(c, []string{scope}, size, owner, in)
 		if rulesErr != nil && s.opts.SSHPort == 0 && clusters[0].controlID != "" {
 			return collector.Inventory{}, rulesErr
 		}
@@ -54,7 +55,7 @@ func (s *Source) ClusterInventory(ctx context.Context, of collector.Cluster) (co
 	s.addClusters(&inv, clusters, ssh, nat)
 	s.unmanaged.mark(c, &inv, of.ID, s.opts.Now())
 	if len(inv.Clusters) == 1 && inv.Clusters[0].NetworkID != "" {
-		readRules(c, []string{scope}, size, inv.Clusters, rules, rulesErr, inv.Clusters[0].NetworkID)
+		readRules(c, []string{scope}, size, inv.Clusters, rules, rulesErr, inv.Clusters[0].NetworkID, in)
 	}
 	inv.Offerings = s.offers.lastRead() // the last sweep's: offerings are cloud-wide, not the cluster's
 	s.ops.operationStartsOf(c, inv.Clusters)

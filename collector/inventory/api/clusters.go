@@ -32,16 +32,16 @@ type clusterRow struct {
 	controlUser string // its controlNodeLoginUser detail
 }
 
-func toClusterRow(k *wireCluster) clusterRow {
+func (in strs) clusterRow(k *wireCluster) clusterRow {
 	c := collector.Cluster{
-		ID: string(k.ID), Name: string(k.Name), State: string(k.State),
-		ClusterType: collector.ClusterTypeOrDefault(string(k.ClusterType)),
-		ZoneID:      string(k.ZoneID), ZoneName: string(k.ZoneName), Account: string(k.Account),
-		DomainID: string(k.DomainID), Domain: string(k.Domain), ProjectID: string(k.ProjectID),
-		Project: string(k.Project), NetworkID: string(k.NetworkID), Created: cloudstackapi.ParseDate(string(k.Created)),
+		ID: string(k.ID), Name: string(k.Name), State: in.of(k.State),
+		ClusterType: collector.ClusterTypeOrDefault(in.of(k.ClusterType)),
+		ZoneID:      in.of(k.ZoneID), ZoneName: in.of(k.ZoneName), Account: in.of(k.Account),
+		DomainID: in.of(k.DomainID), Domain: in.of(k.Domain), ProjectID: in.of(k.ProjectID),
+		Project: in.of(k.Project), NetworkID: string(k.NetworkID), Created: cloudstackapi.ParseDate(string(k.Created)),
 		ControlNodes: int(k.ControlNodes), WorkerNodes: int(k.Size), EtcdNodes: int(k.EtcdNodes),
-		Offerings: collector.NodeOfferings(string(k.ServiceOfferingID), map[string]string{collector.NodeControl: string(k.ControlOfferingID),
-			collector.NodeWorker: string(k.WorkerOfferingID), collector.NodeEtcd: string(k.EtcdOfferingID)}, int(k.EtcdNodes)),
+		Offerings: collector.NodeOfferings(in.of(k.ServiceOfferingID), map[string]string{collector.NodeControl: in.of(k.ControlOfferingID),
+			collector.NodeWorker: in.of(k.WorkerOfferingID), collector.NodeEtcd: in.of(k.EtcdOfferingID)}, int(k.EtcdNodes)),
 	}
 	if c.ControlNodes == 0 { // releases before 4.16 call them master nodes
 		c.ControlNodes = int(k.MasterNodes)
@@ -68,10 +68,10 @@ func toClusterRow(k *wireCluster) clusterRow {
 		if v.ID == "" {
 			continue // an entry that could not be read, or a null
 		}
-		m := collector.MappedVM{ID: string(v.ID), Name: string(v.Name), State: string(v.State),
+		m := collector.MappedVM{ID: string(v.ID), Name: string(v.Name), State: in.of(v.State),
 			Created: cloudstackapi.ParseDate(string(v.Created)), External: bool(v.External),
 			Etcd:              bool(v.Etcd) || collector.IsEtcdName(row.cluster, string(v.Name)),
-			KubernetesVersion: string(v.NodeVersion)}
+			KubernetesVersion: in.of(v.NodeVersion)}
 		row.cluster.Mapped = append(row.cluster.Mapped, m)
 		entries = append(entries, v)
 		candidates = append(candidates, candidate(m))

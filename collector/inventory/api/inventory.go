@@ -23,17 +23,18 @@ func (s *Source) Inventory(ctx context.Context) (collector.Inventory, error) {
 	// Each page is shrunk to what the check needs as soon as it is decoded: the answers of a
 	// whole large cloud would take several times the memory of the inventory itself.
 	size := s.opts.PageSize
+	in := strs{}
 	// listKubernetesClusters answers count = the items on this page up to 4.19.0.0
 	// (KubernetesClusterManagerImpl.listKubernetesClusters calls setResponses(list) without a
 	// total, e.g. at 4.14.0.0, 4.17.0.0 and 4.19.0.0) and the total from 4.19.1.0 (searchAndCount,
 	// apache/cloudstack#8701); the other lists answer the total.
 	clusters, err := listScopes(scopes, "kubernetes clusters", func(r clusterRow) string { return r.cluster.ID },
-		listPages(c, "listKubernetesClusters", "kubernetescluster", cloudstackapi.PageOrTotal, size, nil, toClusterRow))
+		listPages(c, "listKubernetesClusters", "kubernetescluster", cloudstackapi.PageOrTotal, size, nil, in.clusterRow))
 	if err != nil {
 		return collector.Inventory{}, err
 	}
 	vms, err := listScopes(scopes, "virtual machines", func(v vmRow) string { return v.vm.ID },
-		listPages(c, "listVirtualMachines", "virtualmachine", cloudstackapi.Total, size, map[string]string{"details": "min"}, toVMRow))
+		listPages(c, "listVirtualMachines", "virtualmachine", cloudstackapi.Total, size, map[string]string{"details": "min"}, in.vmRow))
 	if err != nil {
 		return collector.Inventory{}, err
 	}
@@ -46,7 +47,7 @@ func (s *Source) Inventory(ctx context.Context) (collector.Inventory, error) {
 	var rulesErr error
 	ruleScopes := s.scopesOf(clusters, func(clusterRow) bool { return true })
 	if len(ruleScopes) > 0 {
-		rules, rulesErr = portForwardingRules(c, ruleScopes, size, nil)
+		rules, rulesErr = portForwardingRules(c, ruleScopes, size, nil, in)
 		if rulesErr != nil && s.opts.SSHPort == 0 {
 			return collector.Inventory{}, rulesErr
 		}
@@ -65,7 +66,7 @@ func (s *Source) Inventory(ctx context.Context) (collector.Inventory, error) {
 	s.addClusters(&inv, clusters, ssh, nat)
 	s.unmanaged.mark(c, &inv, "", s.opts.Now())
 	inv.Offerings = namedRemoved(s.offers.read(c, size, inv.Clusters, s.opts.Logger), clusters)
-	networkRules(c, ruleScopes, size, inv.Clusters, rules, rulesErr)
+	networkRules(c, ruleScopes, size, inv.Clusters, rules, rulesErr, in)
 	s.ops.operationStarts(c, inv.Clusters)
 	return inv, nil
 }
@@ -76,9 +77,10 @@ type vmRow struct {
 	loginUser string
 }
 
-func toVMRow(v *wireVM) vmRow {
-	return vmRow{vm: collector.VM{ID: string(v.ID), Name: string(v.Name), State: string(v.State), Account: string(v.Account),
-		DomainID: string(v.DomainID), ProjectID: string(v.ProjectID), Created: cloudstackapi.ParseDate(string(v.Created)),
+// vmRow shrinks a listed VM to its row.
+func (in strs) vmRow(v *wireVM) vmRow {
+	return vmRow{vm: collector.VM{ID: string(v.ID), Name: string(v.Name), State: in.of(v.State), Account: in.of(v.Account),
+		DomainID: in.of(v.DomainID), ProjectID: in.of(v.ProjectID), Created: cloudstackapi.ParseDate(string(v.Created)),
 		CKSNode: strings.EqualFold(string(v.VMType), "cksnode")},
 		loginUser: loginUser(v)}
 }
@@ -97,9 +99,9 @@ func joinVMs(vms []vmRow) (collector.Inventory, map[string]*vmRow) {
 }
 
 // portForwardingRules lists the port-forwarding rules in scopes, narrowed by extra (an owner).
-func portForwardingRules(c *cs.CloudStackClient, scopes []string, size int, extra map[string]string) ([]pfRule, error) {
+func portForwardingRules(c *cs.CloudStackClient, scopes []string, size int, extra map[string]string, in strs) ([]pfRule, error) {
 	return listScopes(scopes, "port forwarding rules", func(r pfRule) string { return r.id },
-		listPages(c, "listPortForwardingRules", "portforwardingrule", cloudstackapi.Total, size, extra, toRule))
+		listPages(c, "listPortForwardingRules", "portforwardingrule", cloudstackapi.Total, size, extra, in.rule))
 }
 
 // sourceNAT lists the source NAT addresses in scopes, narrowed by extra (an owner), by network.

@@ -2,6 +2,7 @@ package api
 
 import (
 	"errors"
+	"slices"
 	"strings"
 
 	cs "github.com/apache/cloudstack-go/v2/cloudstack"
@@ -61,13 +62,13 @@ type wireACLItem struct {
 // balancer's VMs (listLoadBalancerRuleInstances takes one rule), so whether the control VMs are
 // behind api-lb is left to the database source. A list that fails leaves every cluster's rules
 // unread, with the error, and fails nothing else.
-func networkRules(c *cs.CloudStackClient, scopes []string, size int, clusters []collector.Cluster, pf []pfRule, pfErr error) {
-	readRules(c, scopes, size, clusters, pf, pfErr, "")
+func networkRules(c *cs.CloudStackClient, scopes []string, size int, clusters []collector.Cluster, pf []pfRule, pfErr error, in strs) {
+	readRules(c, scopes, size, clusters, pf, pfErr, "", in)
 }
 
 // readRules is networkRules over every network, or, for a re-check, over network only (the
 // lists narrowed by id, networkid and the tier's aclid).
-func readRules(c *cs.CloudStackClient, scopes []string, size int, clusters []collector.Cluster, pf []pfRule, pfErr error, network string) {
+func readRules(c *cs.CloudStackClient, scopes []string, size int, clusters []collector.Cluster, pf []pfRule, pfErr error, network string, in strs) {
 	if len(clusters) == 0 || len(scopes) == 0 {
 		return
 	}
@@ -119,7 +120,7 @@ func readRules(c *cs.CloudStackClient, scopes []string, size int, clusters []col
 			return
 		}
 	}
-	byNetwork := groupRules(networks, firewall, balancing, acl, pf)
+	byNetwork := groupRules(networks, firewall, balancing, acl, pf, in)
 	for i := range clusters {
 		r, ok := byNetwork[clusters[i].NetworkID]
 		if !ok {
@@ -146,8 +147,10 @@ func tierACL(networks []wireNetwork) string {
 
 // groupRules files each rule under its network (rules being revoked are gone already), and the
 // ACL items under the tiers of their list. Each network's rules are its own: a rule counts for a
-// cluster only by the network CloudStack records for it.
-func groupRules(networks []wireNetwork, firewall []wireFirewall, balancing []wireBalancer, acl []wireACLItem, pf []pfRule) map[string]*collector.NetworkRules {
+// cluster only by the network CloudStack records for it. The rules are kept for a cycle and then
+// by the snapshot, so the strings they share are kept once (in) and each list is trimmed to its
+// length.
+func groupRules(networks []wireNetwork, firewall []wireFirewall, balancing []wireBalancer, acl []wireACLItem, pf []pfRule, in strs) map[string]*collector.NetworkRules {
 	out := make(map[string]*collector.NetworkRules, len(networks))
 	byACL := make(map[string][]*collector.NetworkRules)
 	for _, n := range networks {
@@ -160,21 +163,21 @@ func groupRules(networks []wireNetwork, firewall []wireFirewall, balancing []wir
 	}
 	for _, f := range firewall {
 		if r := out[string(f.NetworkID)]; r != nil && !revoked(f.State) {
-			r.Firewall = append(r.Firewall, collector.FirewallRule{ID: string(f.ID), AddressID: string(f.IPAddressID),
-				Protocol: string(f.Protocol), StartPort: int(f.StartPort), EndPort: int(f.EndPort)})
+			r.Firewall = append(r.Firewall, collector.FirewallRule{ID: string(f.ID), AddressID: in.of(f.IPAddressID),
+				Protocol: in.of(f.Protocol), StartPort: int(f.StartPort), EndPort: int(f.EndPort)})
 		}
 	}
 	for _, b := range balancing {
 		if r := out[string(b.NetworkID)]; r != nil && !revoked(b.State) {
-			r.Balancing = append(r.Balancing, collector.BalancingRule{ID: string(b.ID), AddressID: string(b.PublicIPID),
-				Protocol: string(b.Protocol), PublicPort: int(b.PublicPort), PrivatePort: int(b.PrivatePort)})
+			r.Balancing = append(r.Balancing, collector.BalancingRule{ID: string(b.ID), AddressID: in.of(b.PublicIPID),
+				Protocol: in.of(b.Protocol), PublicPort: int(b.PublicPort), PrivatePort: int(b.PrivatePort)})
 		}
 	}
 	for _, a := range acl {
 		if revoked(a.State) {
 			continue
 		}
-		item := collector.ACLItem{ID: string(a.ID), Protocol: string(a.Protocol), StartPort: int(a.StartPort), EndPort: int(a.EndPort),
+		item := collector.ACLItem{ID: string(a.ID), Protocol: in.of(a.Protocol), StartPort: int(a.StartPort), EndPort: int(a.EndPort),
 			Ingress: strings.EqualFold(string(a.TrafficType), "Ingress"), Allow: strings.EqualFold(string(a.Action), "Allow")}
 		for _, r := range byACL[string(a.ACLID)] {
 			r.ACL = append(r.ACL, item)
@@ -186,7 +189,18 @@ func groupRules(networks []wireNetwork, firewall []wireFirewall, balancing []wir
 				Protocol: p.protocol, VMID: p.vmID, PublicPort: atoi(p.publicPort), PrivatePort: atoi(p.privatePort)})
 		}
 	}
+	for _, r := range out {
+		r.Firewall, r.Balancing, r.ACL, r.Forwarding = trimmed(r.Firewall), trimmed(r.Balancing), trimmed(r.ACL), trimmed(r.Forwarding)
+	}
 	return out
+}
+
+// trimmed returns s in an array of its length: append leaves up to twice the room.
+func trimmed[T any](s []T) []T {
+	if cap(s) == len(s) {
+		return s
+	}
+	return slices.Clone(s)
 }
 
 // networkType is what CKS does on a network (KubernetesClusterStartWorker

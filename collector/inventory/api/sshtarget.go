@@ -16,12 +16,13 @@ type pfRule struct {
 	state                            text
 }
 
-func toRule(r *wireRule) pfRule {
-	protocol := string(r.Protocol)
+// rule shrinks a listed port-forwarding rule.
+func (in strs) rule(r *wireRule) pfRule {
+	protocol := in.of(r.Protocol)
 	if protocol == "" {
 		protocol = "tcp" // CKS's rules are TCP (provisionPublicIpPortForwardingRule)
 	}
-	return pfRule{id: string(r.ID), ipAddressID: string(r.IPAddressID), ipAddress: string(r.IPAddress),
+	return pfRule{id: string(r.ID), ipAddressID: in.of(r.IPAddressID), ipAddress: in.of(r.IPAddress),
 		vmID: string(r.VMID), publicPort: string(r.PublicPort), privatePort: string(r.PrivatePort),
 		networkID: string(r.NetworkID), protocol: protocol, state: r.State}
 }

@@ -3,9 +3,11 @@ package api
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // The exporter decodes list answers with its own types instead of cloudstack-go's: the SDK's
@@ -49,24 +51,32 @@ func (f *flag) UnmarshalJSON(b []byte) error {
 
 // list is a JSON array whose elements are decoded one by one; an element that cannot be decoded
 // becomes T's zero value (which has no id and is reported as such by the caller), and anything
-// but an array reads as an empty list.
+// but an array reads as an empty list. The array is decoded in one pass: encoding/json leaves an
+// element of the wrong type at its zero value and goes on with the next (every field of the wire
+// types reads any value), so only a syntax error, which fails the whole answer before this is
+// reached, loses the list.
 type list[T any] []T
 
 func (l *list[T]) UnmarshalJSON(b []byte) error {
-	var raw []json.RawMessage
-	if json.Unmarshal(b, &raw) != nil {
-		*l = nil
-		return nil
-	}
-	out := make([]T, len(raw))
-	for i, r := range raw {
-		var v T
-		if json.Unmarshal(r, &v) == nil {
-			out[i] = v
+	var out []T
+	if err := json.Unmarshal(b, &out); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if !errors.As(err, &typeErr) || !isArray(b) {
+			*l = nil
+			return nil
 		}
+	}
+	if out == nil {
+		out = []T{} // null reads as an empty list
 	}
 	*l = out
 	return nil
+}
+
+// isArray reports whether b is a JSON array (after white space).
+func isArray(b []byte) bool {
+	b = bytes.TrimSpace(b)
+	return len(b) > 0 && b[0] == '['
 }
 
 // dict is a JSON object of scalars, as CloudStack sends details and etcdips; values that are not
@@ -95,6 +105,9 @@ func scalar(b []byte) string {
 	}
 	switch b[0] {
 	case '"':
+		if s, ok := plainString(b); ok {
+			return s
+		}
 		var s string
 		if json.Unmarshal(b, &s) != nil {
 			return ""
@@ -107,6 +120,9 @@ func scalar(b []byte) string {
 			}
 			return ""
 		}
+		if plainInteger(b) {
+			return string(b)
+		}
 		var n json.Number
 		if json.Unmarshal(b, &n) != nil {
 			return ""
@@ -114,6 +130,44 @@ func scalar(b []byte) string {
 		return n.String()
 	}
 	return ""
+}
+
+// plainString returns the value of a JSON string that has no escape and no control character
+// and is valid UTF-8 without a decoder: its bytes between the quotes are its value. Any other
+// string (ok false) goes through encoding/json, which unescapes it and replaces invalid UTF-8.
+// Most of an answer's strings are uuids, names and dates: this halves the decoding of a page.
+func plainString(b []byte) (string, bool) {
+	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
+		return "", false
+	}
+	inner := b[1 : len(b)-1]
+	for _, c := range inner {
+		if c == '\\' || c == '"' || c < 0x20 {
+			return "", false
+		}
+	}
+	if !utf8.Valid(inner) {
+		return "", false
+	}
+	return string(inner), true
+}
+
+// plainInteger reports whether b is a JSON integer (an optional minus, then 0 or digits not
+// starting with 0), whose literal text is what json.Number keeps.
+func plainInteger(b []byte) bool {
+	d := b
+	if len(d) > 0 && d[0] == '-' {
+		d = d[1:]
+	}
+	if len(d) == 0 || (d[0] == '0' && len(d) > 1) {
+		return false
+	}
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // wireCluster is the part of KubernetesClusterResponse the check reads. Field by release
