@@ -81,6 +81,10 @@ const (
 	etcdFromPort = 50000
 )
 
+// APIPort is the port of the cluster's API rules, for a source that reads the VMs of those
+// load-balancer rules only.
+const APIPort = apiPort
+
 // tcp reports whether a rule's protocol carries TCP: tcp, or every protocol ("all", or an ACL
 // item's protocol number 6).
 func tcp(protocol string) bool {

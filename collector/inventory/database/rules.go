@@ -3,6 +3,7 @@ package database
 import (
 	"context"
 	"database/sql"
+	"strconv"
 	"strings"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
@@ -86,16 +87,12 @@ ORDER BY f.id`
 
 // balancedVMsQuery reads the VMs assigned to the load-balancer rules of the API port on the
 // clusters' networks (not those being removed), the only ones the network side compares.
-const balancedVMsQuery = `SELECT m.load_balancer_id, v.uuid
+var balancedVMsQuery = `SELECT m.load_balancer_id, v.uuid
 FROM load_balancer_vm_map m
 JOIN firewall_rules f ON f.id = m.load_balancer_id
 JOIN vm_instance v ON v.id = m.instance_id
-WHERE m.revoke = 0 AND f.purpose = 'LoadBalancing' AND f.start_port = ` + apiPortText + ` AND f.network_id IN (` + clusterNetworks + `)
+WHERE m.revoke = 0 AND f.purpose = 'LoadBalancing' AND f.start_port = ` + strconv.Itoa(collector.APIPort) + ` AND f.network_id IN (` + clusterNetworks + `)
 ORDER BY m.load_balancer_id, v.id`
-
-// apiPortText is the API port CKS's load-balancer rule api-lb forwards (CLUSTER_API_PORT,
-// KubernetesClusterActionWorker at 4.19.0.0 to 4.21.0.0).
-const apiPortText = "6443"
 
 // aclItemsQuery reads the items of the ACL lists of the clusters' VPC tiers.
 const aclItemsQuery = `SELECT a.acl_id, a.uuid, a.protocol, a.start_port, a.end_port, a.traffic_type, a.action, a.state
