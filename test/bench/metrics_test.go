@@ -98,3 +98,11 @@ func TestSeriesAt(t *testing.T) {
 		t.Error("sameFindings accepted a kind of no drift")
 	}
 }
+
+func TestSumGrowth(t *testing.T) {
+	cold := map[string]float64{`x_sum{command="a"}`: 1, `x_sum{command="b"}`: 2, `y_sum{command="a"}`: 5}
+	warm := map[string]float64{`x_sum{command="a"}`: 3, `x_sum{command="b"}`: 2.5, `x_sum{command="c"}`: 4, `y_sum{command="a"}`: 50}
+	if got := sumGrowth(cold, warm, "x_sum{"); got != 6.5 {
+		t.Errorf("sumGrowth = %v, want 6.5 (2 + 0.5 + 4, y left out)", got)
+	}
+}

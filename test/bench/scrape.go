@@ -95,6 +95,17 @@ func healthyListingMean(cold, warm map[string]float64, timeout float64) float64 
 	return (d(h+"_sum") - (n-fast)*timeout) / fast
 }
 
+// sumGrowth is how much the samples whose name starts with prefix grew from cold to warm, summed.
+func sumGrowth(cold, warm map[string]float64, prefix string) float64 {
+	sum := 0.0
+	for k, v := range warm {
+		if strings.HasPrefix(k, prefix) {
+			sum += v - cold[k]
+		}
+	}
+	return sum
+}
+
 // findingsByKind counts the cks_drift_finding series by their kind label.
 func findingsByKind(series map[string]float64) map[string]int {
 	out := make(map[string]int)
