@@ -71,3 +71,46 @@ func TestUnmanagedThroughTheAPIScenario(t *testing.T) {
 		t.Errorf("%d look-ups of the VMs' events, want 3: %q", lookups, causeLookups(e.sim.CloudStack))
 	}
 }
+
+// TestUnmanagedByItsEvent: the webhook's delivery of a worker's VM.UNMANAGE re-checks its
+// cluster, whose re-check names the worker unmanaged with that event as its cause: one look-up of
+// the VM's events (by the VM as resource), none by the delivery's id.
+func TestUnmanagedByItsEvent(t *testing.T) {
+	e, cs := startWithEvents(t, simulator.ClusterSpec{Name: "alpha", Account: "acme"})
+	alpha := cs[0]
+	ev := e.vmEvent("VM.UNMANAGE", alpha.VMs[1])
+	e.sim.CloudStack.Update(func(w *cloudstacktest.World) {
+		done := w.Unmanage(w.VMByName(alpha.VMs[1]), time.Now())
+		done.ID = ev.UUID
+	})
+	if d := e.hook().Deliver(t.Context(), ev); !d.Success {
+		t.Fatalf("delivery answered %v", d.Statuses)
+	}
+	e.waitFor("the re-check", func() bool { return e.metrics()["cks_drift_rechecks_total"] == 1 })
+	r, _ := e.findingsReport()
+	var found bool
+	for _, c := range r.Clusters {
+		for _, f := range c.Findings {
+			if f.Kind == "mapped_vm_expunged" {
+				found = strings.Contains(f.Message, "was unmanaged") && f.Cause.EventID == ev.UUID && f.Cause.Account == "acme"
+			}
+		}
+	}
+	if !found {
+		t.Errorf("findings %+v: want the worker named unmanaged with its delivered VM.UNMANAGE as cause", r.Clusters)
+	}
+	var byID, byResource int
+	for _, c := range e.sim.CloudStack.Calls() {
+		if c.Command == "listEvents" {
+			switch {
+			case c.Params.Get("id") != "":
+				byID++
+			case c.Params.Get("resourcetype") == "VirtualMachine":
+				byResource++
+			}
+		}
+	}
+	if byID != 0 || byResource != 1 {
+		t.Errorf("listEvents by id %d times and by the VM %d times, want 0 and 1", byID, byResource)
+	}
+}

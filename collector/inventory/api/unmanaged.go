@@ -1,7 +1,6 @@
 package api
 
 import (
-	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -37,21 +36,31 @@ const (
 // is lost with the process: after a restart a VM unmanaged before it is a count gap again.
 type unmanaged struct {
 	mu     sync.Mutex
-	mapped map[string]map[string]*knownVM // cluster id -> VM uuid -> what is known of it
+	mapped map[string][]knownVM // cluster id -> the VMs its map listed, and those gone being asked for
 }
 
-// knownVM is a VM a cluster's map listed.
+// knownVM is a VM a cluster's map listed: a few strings, as every VM of every cluster is one.
 type knownVM struct {
-	name  string
-	owner collector.Cluster // the VM's account, domain and project (OwnsEvent)
-	tries int               // reads that asked for its events since it left the listing
-	// event is its VM.UNMANAGE, zero until one was found.
-	event collector.CauseEvent
+	id, name string
+	// account, domainID and projectID are the VM's owner as listVirtualMachines named it (for
+	// OwnsEvent); empty when it named none: the cluster's owner.
+	account, domainID, projectID string
+	tries                        int // reads that asked for its events since it left the listing
+	// event is its VM.UNMANAGE, nil until one was found.
+	event *collector.CauseEvent
+}
+
+// owner is the VM's owner as OwnsEvent reads it: its own where listed, else the cluster k's.
+func (vm knownVM) owner(k collector.Cluster) collector.Cluster {
+	if vm.account == "" && vm.projectID == "" {
+		return collector.Cluster{Account: k.Account, DomainID: k.DomainID, ProjectID: k.ProjectID}
+	}
+	return collector.Cluster{Account: vm.account, DomainID: vm.domainID, ProjectID: vm.projectID}
 }
 
 // mark adds to each cluster of inv its unmanaged VMs and remembers what the clusters' maps list;
-// only is nil for a read of every cluster (the clusters it does not list are forgotten), else the
-// id of the one cluster read again. It asks for the events of at most unmanagedLookups VMs and
+// only is empty for a read of every cluster (the clusters it does not list are forgotten), else
+// the id of the one cluster read again. It asks for the events of at most unmanagedLookups VMs and
 // stops asking at the first failed request (the VMs are asked for at the next read).
 func (u *unmanaged) mark(c *cs.CloudStackClient, inv *collector.Inventory, only string, now time.Time) {
 	u.mu.Lock()
@@ -60,7 +69,7 @@ func (u *unmanaged) mark(c *cs.CloudStackClient, inv *collector.Inventory, only 
 	for i := range inv.VMs {
 		listed[inv.VMs[i].ID] = &inv.VMs[i]
 	}
-	next := make(map[string]map[string]*knownVM, len(inv.Clusters))
+	next := make(map[string][]knownVM, len(inv.Clusters))
 	if only != "" {
 		for id, vms := range u.mapped {
 			if id != only {
@@ -70,49 +79,49 @@ func (u *unmanaged) mark(c *cs.CloudStackClient, inv *collector.Inventory, only 
 	}
 	budget := unmanagedLookups
 	failed := false
-	lookup := func(k collector.Cluster, id string, vm *knownVM) {
+	lookup := func(k collector.Cluster, vm *knownVM) {
 		if failed || budget == 0 || vm.tries >= unmanagedTries {
+			return
+		}
+		e, err := findUnmanage(c, k, vm.id, vm.owner(k), now)
+		if err != nil {
+			failed = true // not counted: asked again at the next read
 			return
 		}
 		budget--
 		vm.tries++
-		e, err := findUnmanage(c, k, id, vm.owner, now)
-		if err != nil {
-			failed = true
-			vm.tries-- // not asked: asked again at the next read
-			return
+		if e.ID != "" {
+			vm.event = &e
 		}
-		vm.event = e
 	}
 	for i := range inv.Clusters {
 		k := &inv.Clusters[i]
-		known := u.mapped[k.ID]
-		keep := make(map[string]*knownVM, len(k.Mapped))
+		keep := make([]knownVM, 0, len(k.Mapped))
 		for _, m := range k.Mapped {
-			vm := &knownVM{name: m.Name, owner: collector.Cluster{Account: k.Account, DomainID: k.DomainID, ProjectID: k.ProjectID}}
+			vm := knownVM{id: m.ID, name: m.Name}
 			if v := listed[m.ID]; v != nil {
-				vm.owner = collector.Cluster{Account: v.Account, DomainID: v.DomainID, ProjectID: v.ProjectID}
+				vm.account, vm.domainID, vm.projectID = v.Account, v.DomainID, v.ProjectID
 			}
-			keep[m.ID] = vm
+			keep = append(keep, vm)
 		}
+		mappedNow := len(keep)
 		if gap(*k) > 0 {
-			for _, id := range slices.Sorted(maps.Keys(known)) {
-				vm := known[id]
-				if keep[id] != nil || listed[id] != nil {
+			for _, vm := range u.mapped[k.ID] {
+				if slices.ContainsFunc(keep[:mappedNow], func(m knownVM) bool { return m.id == vm.id }) || listed[vm.id] != nil {
 					continue // still mapped, or listed: not removed
 				}
-				if vm.event.ID == "" {
-					lookup(*k, id, vm)
+				if vm.event == nil {
+					lookup(*k, &vm)
 				}
-				if vm.event.ID != "" {
-					k.Mapped = append(k.Mapped, collector.MappedVM{ID: id, Name: vm.name, State: "Expunging", Removed: true, Unmanaged: true})
+				if vm.event != nil {
+					k.Mapped = append(k.Mapped, collector.MappedVM{ID: vm.id, Name: vm.name, State: "Expunging", Removed: true, Unmanaged: true})
 				}
-				if vm.event.ID != "" || vm.tries < unmanagedTries {
-					keep[id] = vm
+				if vm.event != nil || vm.tries < unmanagedTries {
+					keep = append(keep, vm)
 				}
 			}
 		}
-		next[k.ID] = keep
+		next[k.ID] = slices.Clip(keep)
 	}
 	u.mapped = next
 }
@@ -151,9 +160,10 @@ func (u *unmanaged) cause(w collector.CauseWant) (collector.Cause, bool) {
 	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	vm := u.mapped[w.Cluster.ID][w.ResourceID]
-	if vm == nil || vm.event.ID == "" || !w.Explains(vm.event) {
-		return collector.Cause{}, false
+	for _, vm := range u.mapped[w.Cluster.ID] {
+		if vm.id == w.ResourceID && vm.event != nil && w.Explains(*vm.event) {
+			return vm.event.Cause(), true
+		}
 	}
-	return vm.event.Cause(), true
+	return collector.Cause{}, false
 }
