@@ -68,7 +68,7 @@ func (in strs) clusterRow(k *wireCluster) clusterRow {
 		if v.ID == "" {
 			continue // an entry that could not be read, or a null
 		}
-		m := collector.MappedVM{ID: string(v.ID), Name: string(v.Name), State: in.of(v.State),
+		m := collector.MappedVM{ID: in.of(v.ID), Name: in.of(v.Name), State: in.of(v.State),
 			Created: cloudstackapi.ParseDate(string(v.Created)), External: bool(v.External),
 			Etcd:              bool(v.Etcd) || collector.IsEtcdName(row.cluster, string(v.Name)),
 			KubernetesVersion: in.of(v.NodeVersion)}

@@ -79,7 +79,7 @@ type vmRow struct {
 
 // vmRow shrinks a listed VM to its row.
 func (in strs) vmRow(v *wireVM) vmRow {
-	return vmRow{vm: collector.VM{ID: string(v.ID), Name: string(v.Name), State: in.of(v.State), Account: in.of(v.Account),
+	return vmRow{vm: collector.VM{ID: in.of(v.ID), Name: in.of(v.Name), State: in.of(v.State), Account: in.of(v.Account),
 		DomainID: in.of(v.DomainID), ProjectID: in.of(v.ProjectID), Created: cloudstackapi.ParseDate(string(v.Created)),
 		CKSNode: strings.EqualFold(string(v.VMType), "cksnode")},
 		loginUser: loginUser(v)}

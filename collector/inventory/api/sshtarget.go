@@ -23,7 +23,7 @@ func (in strs) rule(r *wireRule) pfRule {
 		protocol = "tcp" // CKS's rules are TCP (provisionPublicIpPortForwardingRule)
 	}
 	return pfRule{id: string(r.ID), ipAddressID: in.of(r.IPAddressID), ipAddress: in.of(r.IPAddress),
-		vmID: string(r.VMID), publicPort: string(r.PublicPort), privatePort: string(r.PrivatePort),
+		vmID: in.of(r.VMID), publicPort: string(r.PublicPort), privatePort: string(r.PrivatePort),
 		networkID: string(r.NetworkID), protocol: protocol, state: r.State}
 }
 

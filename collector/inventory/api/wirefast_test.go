@@ -89,8 +89,8 @@ func TestListInOnePassReadsAsElementByElement(t *testing.T) {
 	}
 }
 
-// TestRepeatedStringsKeptOnce: the values that repeat from item to item share one string within
-// a reading, and a uuid of its own stays the item's.
+// TestRepeatedStringsKeptOnce: the values that repeat from item to item, and a VM's uuid that a
+// rule names, share one string within a reading.
 func TestRepeatedStringsKeptOnce(t *testing.T) {
 	body := []byte(`{"count":2,"virtualmachine":[
 		{"id":"a1","name":"n1","state":"Running","account":"acme","domainid":"d1"},
@@ -115,6 +115,9 @@ func TestRepeatedStringsKeptOnce(t *testing.T) {
 	_, rules, err := decodePage(pf, "portforwardingrule", in.rule)
 	if err != nil || len(rules) != 2 {
 		t.Fatalf("%d rules, %v", len(rules), err)
+	}
+	if unsafe.StringData(rules[0].vmID) != unsafe.StringData(a.ID) {
+		t.Error("the uuid of a VM that its rule names is kept twice")
 	}
 	g := groupRules([]wireNetwork{{ID: "n", Type: "Isolated"}}, []wireFirewall{{ID: "f1", IPAddressID: "ip1", NetworkID: "n", Protocol: "tcp"}}, nil, nil, rules, in)
 	r := g["n"]
