@@ -29,6 +29,8 @@ var apiCommands = []apiCommand{
 	{name: "listNetworks", calledWith: apiInventory},
 	{name: "listFirewallRules", calledWith: apiInventory},
 	{name: "listLoadBalancerRules", calledWith: apiInventory},
+	// With a VPC tier: which list is CloudStack's default_allow, by its uuid (no ACL items needed).
+	{name: "listNetworkACLLists", calledWith: apiInventory},
 	{name: "listNetworkACLs", calledWith: apiInventory},
 	// Without it, kubelet versions are not compared.
 	{name: "listKubernetesSupportedVersions", calledWith: apiInventory},

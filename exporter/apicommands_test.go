@@ -27,15 +27,15 @@ func TestPreflightAPIs(t *testing.T) {
 	}{
 		{"defaults", withDefaults(func(*config.Config) {}), []string{
 			"listKubernetesClusters", "listVirtualMachines", "listPortForwardingRules", "listNetworks", "listFirewallRules",
-			"listLoadBalancerRules", "listNetworkACLs", "listKubernetesSupportedVersions", "listServiceOfferings",
+			"listLoadBalancerRules", "listNetworkACLLists", "listNetworkACLs", "listKubernetesSupportedVersions", "listServiceOfferings",
 			"listEvents", "listApis", "addAnnotation", "listAnnotations", "generateAlert", "listAlerts", "archiveAlerts", "queryAsyncJobResult"}, 3},
 		// listEvents also finds the causes of new findings.
 		{"stuck_after 0, notifier off", withDefaults(func(c *config.Config) { c.Check.StuckAfter = 0; c.Notifier.Enabled = false }), []string{
 			"listKubernetesClusters", "listVirtualMachines", "listPortForwardingRules", "listNetworks", "listFirewallRules",
-			"listLoadBalancerRules", "listNetworkACLs", "listKubernetesSupportedVersions", "listServiceOfferings", "listEvents", "listApis"}, 3},
+			"listLoadBalancerRules", "listNetworkACLLists", "listNetworkACLs", "listKubernetesSupportedVersions", "listServiceOfferings", "listEvents", "listApis"}, 3},
 		{"webhook, notifier off", withDefaults(func(c *config.Config) { c.Events.Webhook.Enabled = true; c.Notifier.Enabled = false }), []string{
 			"listKubernetesClusters", "listVirtualMachines", "listPortForwardingRules", "listNetworks", "listFirewallRules",
-			"listLoadBalancerRules", "listNetworkACLs", "listKubernetesSupportedVersions", "listServiceOfferings",
+			"listLoadBalancerRules", "listNetworkACLLists", "listNetworkACLs", "listKubernetesSupportedVersions", "listServiceOfferings",
 			"listEvents", "listApis", "listCapabilities", "listWebhooks", "listWebhookDeliveries"}, 3},
 		{"database source, Kubernetes API nodes, alerts only", withDefaults(func(c *config.Config) {
 			c.Inventory.Source = config.SourceDatabase

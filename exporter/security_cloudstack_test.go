@@ -83,7 +83,7 @@ func TestCloudStackAllowList(t *testing.T) {
 
 	allowed := []string{"listKubernetesClusters", "listVirtualMachines", "listPortForwardingRules", "listKubernetesSupportedVersions", "listServiceOfferings", "queryAsyncJobResult",
 		"generateAlert", "listAlerts", "archiveAlerts", "addAnnotation", "listAnnotations", "listEvents",
-		"listNetworks", "listFirewallRules", "listLoadBalancerRules", "listNetworkACLs"} // the network side's lists
+		"listNetworks", "listFirewallRules", "listLoadBalancerRules", "listNetworkACLLists", "listNetworkACLs"} // the network side's lists
 	clusterIDs := make(map[string]bool)
 	for _, c := range cs {
 		clusterIDs[c.ID] = true

@@ -8,7 +8,7 @@ var inventoryCommands = map[string]bool{
 	"listKubernetesClusters": true, "listVirtualMachines": true, "listPortForwardingRules": true, "listPublicIpAddresses": true,
 	"listKubernetesSupportedVersions": true,
 	"listServiceOfferings":            true,
-	"listNetworks":                    true, "listFirewallRules": true, "listLoadBalancerRules": true, "listNetworkACLs": true, // the network side's
+	"listNetworks":                    true, "listFirewallRules": true, "listLoadBalancerRules": true, "listNetworkACLLists": true, "listNetworkACLs": true, // the network side's
 	"listEvents": true, // when a cluster's operation started, and the causes of new findings
 }
 

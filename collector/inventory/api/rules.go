@@ -19,7 +19,6 @@ type wireNetwork struct {
 	Type       text `json:"type"`
 	VPCID      text `json:"vpcid"`
 	ACLID      text `json:"aclid"`
-	ACLName    text `json:"aclname"`
 	IP4Routing text `json:"ip4routing"`
 }
 
@@ -43,6 +42,14 @@ type wireBalancer struct {
 	State       text   `json:"state"`
 }
 
+// wireACLList is the part of NetworkACLResponse (api module, the same at 4.19.0.0 and 4.21.0.0)
+// that tells CloudStack's own lists from a tenant's: ApiResponseHelper.createNetworkACLResponse
+// sets vpcid only for a list of a VPC, never for a global one (vpc_id 0).
+type wireACLList struct {
+	ID    text `json:"id"`
+	VPCID text `json:"vpcid"`
+}
+
 type wireACLItem struct {
 	ID          text   `json:"id"`
 	ACLID       text   `json:"aclid"`
@@ -55,8 +62,9 @@ type wireACLItem struct {
 }
 
 // networkRules reads the rules of every network the clusters are on, each list once and paged
-// over the whole cloud (listNetworks, listFirewallRules, listLoadBalancerRules, listNetworkACLs;
-// the port-forwarding rules are pf, already read), and gives each cluster those of its own
+// over the whole cloud (listNetworks, listFirewallRules, listLoadBalancerRules, and when a network
+// is a VPC tier listNetworkACLLists for default_allow and listNetworkACLs; the port-forwarding
+// rules are pf, already read), and gives each cluster those of its own
 // network (pf failed with pfErr: every cluster's rules unread). Nothing grows with the clusters
 // but by pages: the API has no cloud-wide list of a load
 // balancer's VMs (listLoadBalancerRuleInstances takes one rule), so whether the control VMs are
@@ -108,7 +116,12 @@ func readRules(c *cs.CloudStackClient, scopes []string, size int, clusters []col
 		return
 	}
 	var acl []wireACLItem
+	var allow string // the uuid of CloudStack's default_allow list; "" while no tier needs it
 	if tier := tierACL(networks); tier != "" {
+		if allow, err = defaultAllowACL(c, size); err != nil {
+			unread(err)
+			return
+		}
 		// ACL items belong to ACL lists, not to accounts: one listing, without projects.
 		var byACL map[string]string
 		if network != "" {
@@ -121,18 +134,62 @@ func readRules(c *cs.CloudStackClient, scopes []string, size int, clusters []col
 		}
 	}
 	byNetwork := groupRules(networks, firewall, balancing, acl, pf, in)
+	for _, n := range networks { // CKS created no ACL items on a tier of default_allow
+		if r := byNetwork[string(n.ID)]; r.Type == collector.NetworkVPCTier && allow != "" && string(n.ACLID) == allow {
+			r.ACLDefaultAllow = true
+		}
+	}
 	for i := range clusters {
 		r, ok := byNetwork[clusters[i].NetworkID]
-		if !ok {
+		switch {
+		case !ok:
 			clusters[i].Rules = &collector.NetworkRules{Err: errNetworkNotListed.Error()}
-			continue
+		case r.Type == collector.NetworkVPCTier && allow == "":
+			clusters[i].Rules = &collector.NetworkRules{Err: errDefaultAllowNotListed.Error()}
+		default:
+			clusters[i].Rules = r
 		}
-		clusters[i].Rules = r
 	}
 }
 
 // errNetworkNotListed leaves a cluster's rules unread: listNetworks does not show its network.
 var errNetworkNotListed = errors.New(collector.ErrNetworkNotListed)
+
+// errDefaultAllowNotListed leaves a VPC tier's rules unread: without CloudStack's default_allow
+// list, whether CKS created ACL items on the tier cannot be told (a root admin renamed it).
+var errDefaultAllowNotListed = errors.New("CloudStack's ACL list default_allow is not listed")
+
+// defaultAllowName is the name CloudStack gives its list NetworkACL.DEFAULT_ALLOW.
+const defaultAllowName = "default_allow"
+
+// defaultAllowACL returns the uuid of CloudStack's ACL list default_allow, "" when it is not
+// listed. CKS creates no ACL items on a tier whose list is that one, by its id
+// (KubernetesClusterResourceModifierActionWorker.setupKubernetesClusterVpcTierRules compares
+// network.getNetworkACLId() with NetworkACL.DEFAULT_ALLOW, 2, at 4.19.0.0 to 4.21.0.0), never
+// by its name: createNetworkACLList lets a tenant name a list of its own VPC default_allow
+// (NetworkACLServiceImpl.createNetworkACL checks only the VPC's access), and
+// updateNetworkACLList rename one. The list is global (schema-410to420.sql line 2041 inserts it
+// with vpc_id 0 and a uuid of UUID(), so its uuid differs by installation), and only a root
+// admin can create a global list (CreateNetworkACLListCmd.getEntityOwnerId). One request:
+// listNetworkACLLists by name answers the global lists and the lists of every VPC so named,
+// ordered by id from the highest (NetworkACLServiceImpl.listNetworkACLs, new Filter(..., "id",
+// false, ...)); the ones without a vpcid are global, and the last of them has the lowest id,
+// 2, inserted before any other could be.
+func defaultAllowACL(c *cs.CloudStackClient, size int) (string, error) {
+	lists, err := listScopes([]string{""}, "network ACL lists", func(l wireACLList) string { return string(l.ID) },
+		listPages(c, "listNetworkACLLists", "networkacllist", cloudstackapi.Total, size, map[string]string{"name": defaultAllowName},
+			func(l *wireACLList) wireACLList { return *l }))
+	if err != nil {
+		return "", err
+	}
+	allow := ""
+	for _, l := range lists {
+		if l.VPCID == "" {
+			allow = string(l.ID)
+		}
+	}
+	return allow, nil
+}
 
 // tierACL returns the ACL list of a VPC tier among networks ("" when none is a tier), whose
 // items are then listed.
@@ -156,7 +213,6 @@ func groupRules(networks []wireNetwork, firewall []wireFirewall, balancing []wir
 	for _, n := range networks {
 		r := &collector.NetworkRules{Type: networkType(n)}
 		if r.Type == collector.NetworkVPCTier {
-			r.ACLDefaultAllow = string(n.ACLName) == "default_allow"
 			byACL[string(n.ACLID)] = append(byACL[string(n.ACLID)], r)
 		}
 		out[string(n.ID)] = r

@@ -157,7 +157,7 @@ func TestNetworkRulesOfAHostileTenant(t *testing.T) {
 // network side not compared), and the rest of the inventory as it was.
 func TestNetworkRulesUnreadable(t *testing.T) {
 	t.Parallel()
-	for _, command := range []string{"listNetworks", "listFirewallRules", "listLoadBalancerRules", "listNetworkACLs"} {
+	for _, command := range []string{"listNetworks", "listFirewallRules", "listLoadBalancerRules", "listNetworkACLLists", "listNetworkACLs"} {
 		t.Run(command, func(t *testing.T) {
 			t.Parallel()
 			s := startFake(t, func(w *cloudstacktest.World) {
@@ -175,5 +175,85 @@ func TestNetworkRulesUnreadable(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDefaultAllowByIdentity: a tier's ACL list is CloudStack's default_allow by its uuid, never
+// by its name. Mallory names the list of its own VPC "default_allow" (createNetworkACLList
+// allows it) and deletes the ACL item CKS created there for 6443: the finding is mallory's, as
+// CKS will need the item. A root admin's global list also named default_allow, created after
+// CloudStack's, does not stand for it either; the tier on the real default_allow has no ACL
+// items and no finding; so in a sweep, asking for the list once, and in each cluster's re-check.
+func TestDefaultAllowByIdentity(t *testing.T) {
+	t.Parallel()
+	var allow, mallory *cloudstacktest.ClusterSet
+	s := startFake(t, func(w *cloudstacktest.World) {
+		allow = w.BuildCluster(cloudstacktest.ClusterSpec{Name: "allow", Account: "acme", Control: 1, Workers: 1, Created: rulesBuilt,
+			VPC: true, ACLID: cloudstacktest.DefaultAllowACL})
+		mallory = w.BuildCluster(cloudstacktest.ClusterSpec{Name: "prod", Account: "mallory", Control: 1, Workers: 1, Created: rulesBuilt,
+			VPC: true, ACLName: "default_allow"})
+		w.NetworkACLLists = append(w.NetworkACLLists, &cloudstacktest.NetworkACLList{ID: "acl0ffff-0000-4000-8000-000000000001",
+			Name: "Default_Allow", Description: "a root admin's"})
+	})
+	if len(allow.ACL) != 0 || len(mallory.ACL) != 2 {
+		t.Fatalf("CKS's ACL items: %d on default_allow, %d on mallory's own list; want 0, 2", len(allow.ACL), len(mallory.ACL))
+	}
+	if got := networkFindings(t, s); len(got) != 0 {
+		t.Fatalf("rules as CKS made them: findings %+v", got)
+	}
+	s.Update(func(w *cloudstacktest.World) {
+		if _, err := w.RemoveRule(mallory.ACL[0].ID); err != nil { // 6443
+			t.Fatal(err)
+		}
+	})
+	src := newSource(t, s, api.Options{})
+	inv := mustInventory(t, src)
+	clusters := inv.Clusters
+	for _, c := range inv.Clusters { // and each again as a re-check reads it, by its network
+		one, err := src.ClusterInventory(t.Context(), c)
+		if err != nil || len(one.Clusters) != 1 {
+			t.Fatalf("re-check of %s's cluster: %d clusters, %v", c.Account, len(one.Clusters), err)
+		}
+		clusters = append(clusters, one.Clusters[0])
+	}
+	for _, c := range clusters {
+		if !c.Rules.Read() {
+			t.Fatalf("%s's cluster: rules unread: %s", c.Account, c.Rules.Err)
+		}
+		if got := c.Rules.ACLDefaultAllow; got != (c.Account == "acme") {
+			t.Errorf("%s's cluster: ACLDefaultAllow %v", c.Account, got)
+		}
+		fs := collector.CompareRules(c, rulesBuilt.Add(24*time.Hour), time.Minute)
+		switch {
+		case c.Account == "acme" && len(fs) != 0:
+			t.Errorf("the tier on default_allow: findings %+v, want none", fs)
+		case c.Account == "mallory" && (len(fs) != 1 || fs[0].VMID != "" || !strings.Contains(fs[0].Message, "allowing port 6443")):
+			t.Errorf("mallory's tier without its 6443 item: findings %+v, want the cluster's one naming port 6443", fs)
+		}
+	}
+	if n := s.CallCount("listNetworkACLLists"); n != 4 {
+		t.Errorf("%d listNetworkACLLists calls in two cycles and two re-checks, want 4", n)
+	}
+}
+
+// TestDefaultAllowNotListed: when no global list is named default_allow (a root admin renamed
+// it), the tiers' rules are left unread with the reason, never compared as if no tier were on
+// default_allow; the rules of an isolated network are read as before.
+func TestDefaultAllowNotListed(t *testing.T) {
+	t.Parallel()
+	s := startFake(t, func(w *cloudstacktest.World) {
+		w.DefaultAllowName = "allow_all"
+		w.BuildCluster(cloudstacktest.ClusterSpec{Name: "allow", Account: "acme", Control: 1, Workers: 1, Created: rulesBuilt,
+			VPC: true, ACLID: cloudstacktest.DefaultAllowACL})
+		w.BuildCluster(cloudstacktest.ClusterSpec{Name: "isolated", Account: "acme", Control: 1, Workers: 1, Created: rulesBuilt})
+	})
+	inv := mustInventory(t, newSource(t, s, api.Options{}))
+	for _, c := range inv.Clusters {
+		switch {
+		case c.Name == "allow" && (c.Rules.Read() || !strings.Contains(c.Rules.Err, "default_allow is not listed")):
+			t.Errorf("the tier: rules %+v, want unread, default_allow not listed", c.Rules)
+		case c.Name == "isolated" && !c.Rules.Read():
+			t.Errorf("the isolated network: rules unread: %s", c.Rules.Err)
+		}
 	}
 }

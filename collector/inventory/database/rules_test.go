@@ -39,6 +39,9 @@ func newRulesWorld(w *cloudstacktest.World, release string) *rulesWorld {
 	add("tier", func(s *cloudstacktest.ClusterSpec) { s.VPC = true })
 	add("conserve", func(s *cloudstacktest.ClusterSpec) { s.VPC, s.Conserve = true, true })
 	add("allow", func(s *cloudstacktest.ClusterSpec) { s.VPC, s.ACLID = true, cloudstacktest.DefaultAllowACL })
+	// A tenant's tier on a list of its own VPC that it named default_allow: CKS created the ACL
+	// items there all the same (it compares the list's id with NetworkACL.DEFAULT_ALLOW).
+	add("named", func(s *cloudstacktest.ClusterSpec) { s.Account, s.VPC, s.ACLName = "eve", true, "default_allow" })
 	add("shared", func(s *cloudstacktest.ClusterSpec) { s.Shared = true })
 	add("project", func(s *cloudstacktest.ClusterSpec) {
 		s.Account, s.ProjectID, s.Project = "", "00000003-0000-4000-8000-000000000001", "team"
@@ -94,10 +97,11 @@ var onlyTheAPIShows = cmp.Options{cmpopts.IgnoreFields(collector.BalancingRule{}
 
 // TestRulesFromAPIAndDatabase reads the network side of one cloud through both sources on every
 // release line's schema: the same rules for every cluster (isolated, HA, VPC tiers with their own
-// ACL, conserve mode and default_allow, shared, routed from 4.20, a project's), none missing; then
-// a tenant deletes rules (a node's SSH rule, the SSH firewall range, a tier's ACL item, the API's
-// load-balancer rule of a project's cluster, the API's port-forwarding rule of a tier) and both
-// sources find the same, each in its own cluster. A hostile tenant's rules on its own address
+// ACL, conserve mode and default_allow, a tenant's own list it named default_allow, shared,
+// routed from 4.20, a project's), none missing; then a tenant deletes rules (a node's SSH rule,
+// the SSH firewall range, a tier's ACL item, the 6443 item of the list named default_allow, the
+// API's load-balancer rule of a project's cluster, the API's port-forwarding rule of a tier) and
+// both sources find the same, each in its own cluster. A hostile tenant's rules on its own address
 // that forward to and balance the victim's VMs never stand in for the victim's, and their
 // deletion is the hostile tenant's finding only. Only the database sees which VMs are behind
 // api-lb: a control VM taken out of it is its finding.
@@ -147,8 +151,9 @@ func TestRulesFromAPIAndDatabase(t *testing.T) {
 					t.Errorf("%s: network type %q, want %q", name, got, typ)
 				}
 			}
-			if r := fromDB["allow"].Rules; !r.ACLDefaultAllow || fromDB["tier"].Rules.ACLDefaultAllow {
-				t.Errorf("default_allow: allow's %v, tier's %v; want true, false", r.ACLDefaultAllow, fromDB["tier"].Rules.ACLDefaultAllow)
+			if r := fromDB["allow"].Rules; !r.ACLDefaultAllow || fromDB["tier"].Rules.ACLDefaultAllow || fromDB["named"].Rules.ACLDefaultAllow {
+				t.Errorf("default_allow: allow's %v, tier's %v, named's %v; want true, false, false", r.ACLDefaultAllow,
+					fromDB["tier"].Rules.ACLDefaultAllow, fromDB["named"].Rules.ACLDefaultAllow)
 			}
 			if lb := fromDB["ha"].Rules.Balancing; len(lb) != 1 || !lb[0].VMsRead || len(lb[0].VMIDs) != 3 {
 				t.Errorf("ha's api-lb: %+v, want its 3 control VMs read", lb)
@@ -157,7 +162,7 @@ func TestRulesFromAPIAndDatabase(t *testing.T) {
 			// The tenants delete rules; the victim's control VM leaves api-lb (the database's only).
 			s := x.sets
 			tierAPI := s["tier"].Rules[len(s["tier"].Rules)-1] // the API's 6443 -> 6443, last
-			removed := []string{s["isolated"].Rules[2].ID, s["isolated"].Firewall[0].ID, s["tier"].ACL[1].ID, s["project"].Balancing.ID,
+			removed := []string{s["isolated"].Rules[2].ID, s["isolated"].Firewall[0].ID, s["tier"].ACL[1].ID, s["named"].ACL[0].ID, s["project"].Balancing.ID,
 				x.mallory.Rules[0].ID, s["routed"].Firewall[0].ID}
 			if release < "4.20" || s["tier"].Balancing == nil {
 				removed = append(removed, tierAPI.ID)
@@ -178,6 +183,7 @@ func TestRulesFromAPIAndDatabase(t *testing.T) {
 			want := map[string][]string{ // the vm_ids of each cluster's findings
 				"isolated": {"", s["isolated"].Rules[2].VirtualMachineID},
 				"tier":     {""},
+				"named":    {""}, // its 6443 item
 				"project":  {""},
 				"mallory":  {x.mallory.Rules[0].VirtualMachineID},
 			}

@@ -26,10 +26,11 @@ type ClusterSpec struct {
 	// nodes are reached on their own addresses.
 	Shared bool
 	// VPC puts the cluster on a VPC tier whose ACL list is ACLID (DefaultAllowACL: default_allow;
-	// empty: a list of the tier's own); Conserve is a tier offering in conserve mode, where CKS
-	// balances the API (from 4.20) instead of forwarding it.
+	// empty: a list of the tier's own VPC, named ACLName or <name>-acl); Conserve is a tier
+	// offering in conserve mode, where CKS balances the API (from 4.20) instead of forwarding it.
 	VPC      bool
 	ACLID    string
+	ACLName  string
 	Conserve bool
 	Created  time.Time
 	State    string // Running when empty
@@ -88,6 +89,12 @@ func (w *World) BuildCluster(spec ClusterSpec) *ClusterSet {
 		net.VPCID, net.ACLID = w.networkUUID(), spec.ACLID
 		if net.ACLID == "" {
 			net.ACLID = w.networkUUID()
+			name := spec.ACLName
+			if name == "" {
+				name = strings.ToLower(spec.Name) + "-acl"
+			}
+			w.NetworkACLLists = append(w.NetworkACLLists, &NetworkACLList{ID: net.ACLID, Name: name, VPCID: net.VPCID,
+				Account: spec.Account, ProjectID: spec.ProjectID})
 		}
 	}
 	w.Networks = append(w.Networks, net)

@@ -42,6 +42,7 @@ var commands = map[string]command{
 	"listFirewallRules":               {run: (*Server).listFirewallRules},
 	"listLoadBalancerRules":           {run: (*Server).listLoadBalancerRules},
 	"listNetworkACLs":                 {run: (*Server).listNetworkACLs},
+	"listNetworkACLLists":             {run: (*Server).listNetworkACLLists},
 	"listNetworks":                    {run: (*Server).listNetworks},
 	"generateAlert":                   {async: true, check: (*Server).checkGenerateAlert, run: (*Server).generateAlert},
 	"archiveAlerts":                   {run: (*Server).archiveAlerts},

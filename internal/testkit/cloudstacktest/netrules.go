@@ -181,8 +181,8 @@ func (s *Server) listNetworks(r *request) (any, *apiError) {
 	}
 	return listAnswerOf(r, win, "network", out, func(n *Network) networkJSON {
 		j := networkJSON{ID: n.ID, Type: n.GuestType, VPCID: n.VPCID, ACLID: n.ACLID, Account: n.Account, ProjectID: n.ProjectID}
-		if n.ACLID == DefaultAllowACL {
-			j.ACLName = "default_allow"
+		if n.ACLID != "" {
+			j.ACLName = s.world.aclListName(n.ACLID)
 		}
 		if n.Routed && s.world.since(20) {
 			j.IP4Routing = "Static"

@@ -32,6 +32,11 @@ type World struct {
 	// Networks are the networks rows a test describes; a network the rows name but this list
 	// does not is an Isolated one to the database source, and is not listed by listNetworks.
 	Networks []*Network
+	// NetworkACLLists are the ACL lists of the VPCs (BuildCluster adds a tier's own) and the
+	// global lists a root admin added, after CloudStack's default_deny and default_allow
+	// (acllists.go); DefaultAllowName renames default_allow (empty: default_allow).
+	NetworkACLLists  []*NetworkACLList
+	DefaultAllowName string
 
 	// KubernetesVersions are the kubernetes_supported_version rows (kubeversions.go).
 	KubernetesVersions []*KubernetesVersion
