@@ -171,14 +171,16 @@ const defaultAllowName = "default_allow"
 // updateNetworkACLList rename one. The list is global (schema-410to420.sql line 2041 inserts it
 // with vpc_id 0 and a uuid of UUID(), so its uuid differs by installation), and only a root
 // admin can create a global list (CreateNetworkACLListCmd.getEntityOwnerId). One request:
-// listNetworkACLLists by name answers the global lists and the lists of every VPC so named,
-// ordered by id from the highest (NetworkACLServiceImpl.listNetworkACLs, new Filter(..., "id",
-// false, ...)); the ones without a vpcid are global, and the last of them has the lowest id,
-// 2, inserted before any other could be.
+// listNetworkACLLists by name, without listall, answers the global lists so named and those of
+// the caller's own VPCs, never a tenant's (NetworkACLServiceImpl.listNetworkACLs adds vpc_id 0
+// to the VPCs of the accounts AccountManagerImpl.buildACLSearchParameters permits: the caller
+// alone without listall), so no tenant adds pages to it; ordered by id from the highest
+// (new Filter(..., "id", false, ...)). The ones without a vpcid are global, and the last of them
+// has the lowest id, 2, inserted before any other could be.
 func defaultAllowACL(c *cs.CloudStackClient, size int) (string, error) {
+	only := map[string]string{"name": defaultAllowName, "listall": "false"}
 	lists, err := listScopes([]string{""}, "network ACL lists", func(l wireACLList) string { return string(l.ID) },
-		listPages(c, "listNetworkACLLists", "networkacllist", cloudstackapi.Total, size, map[string]string{"name": defaultAllowName},
-			func(l *wireACLList) wireACLList { return *l }))
+		listPages(c, "listNetworkACLLists", "networkacllist", cloudstackapi.Total, size, only, func(l *wireACLList) wireACLList { return *l }))
 	if err != nil {
 		return "", err
 	}

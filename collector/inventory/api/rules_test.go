@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -183,7 +184,8 @@ func TestNetworkRulesUnreadable(t *testing.T) {
 // allows it) and deletes the ACL item CKS created there for 6443: the finding is mallory's, as
 // CKS will need the item. A root admin's global list also named default_allow, created after
 // CloudStack's, does not stand for it either; the tier on the real default_allow has no ACL
-// items and no finding; so in a sweep, asking for the list once, and in each cluster's re-check.
+// items and no finding; so in a sweep, asking for the list once, and in each cluster's re-check,
+// however many lists mallory names default_allow.
 func TestDefaultAllowByIdentity(t *testing.T) {
 	t.Parallel()
 	var allow, mallory *cloudstacktest.ClusterSet
@@ -194,6 +196,10 @@ func TestDefaultAllowByIdentity(t *testing.T) {
 			VPC: true, ACLName: "default_allow"})
 		w.NetworkACLLists = append(w.NetworkACLLists, &cloudstacktest.NetworkACLList{ID: "acl0ffff-0000-4000-8000-000000000001",
 			Name: "Default_Allow", Description: "a root admin's"})
+		for i := range cloudstacktest.DefaultPageSize + 1 { // more of mallory's lists so named than a page holds
+			w.NetworkACLLists = append(w.NetworkACLLists, &cloudstacktest.NetworkACLList{ID: fmt.Sprintf("acl1ffff-0000-4000-8000-%012d", i),
+				Name: "default_allow", VPCID: mallory.Network.VPCID, Account: "mallory"})
+		}
 	})
 	if len(allow.ACL) != 0 || len(mallory.ACL) != 2 {
 		t.Fatalf("CKS's ACL items: %d on default_allow, %d on mallory's own list; want 0, 2", len(allow.ACL), len(mallory.ACL))
@@ -231,8 +237,14 @@ func TestDefaultAllowByIdentity(t *testing.T) {
 			t.Errorf("mallory's tier without its 6443 item: findings %+v, want the cluster's one naming port 6443", fs)
 		}
 	}
+	// One request each time, without listall: mallory's lists, more than a page, are not listed.
 	if n := s.CallCount("listNetworkACLLists"); n != 4 {
 		t.Errorf("%d listNetworkACLLists calls in two cycles and two re-checks, want 4", n)
+	}
+	for _, p := range listCalls(s, "listNetworkACLLists") {
+		if p.Get("listall") != "false" || p.Get("name") != "default_allow" {
+			t.Errorf("listNetworkACLLists %v, want name=default_allow without listall", p)
+		}
 	}
 }
 

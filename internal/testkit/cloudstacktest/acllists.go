@@ -52,8 +52,9 @@ func (w *World) aclListName(id string) string {
 }
 
 // listNetworkACLLists lists the ACL lists as NetworkACLServiceImpl.listNetworkACLs does (4.19.0.0
-// to 4.21.0.0): the global ones and those of the VPCs the caller may see (vpcid: that VPC's and
-// the global ones), ordered by id from the highest. Filters: id, name (compared as MySQL's
+// to 4.21.0.0): the global ones and those of the VPCs the caller may see (visible: without
+// listall the caller's own only; vpcid: that VPC's and the global ones), ordered by id from the
+// highest. Filters: id, name (compared as MySQL's
 // case-insensitive collation does), vpcid, networkid (the network's list).
 func (s *Server) listNetworkACLLists(r *request) (any, *apiError) {
 	p := r.params

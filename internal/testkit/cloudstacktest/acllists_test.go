@@ -8,9 +8,9 @@ import (
 )
 
 // TestListNetworkACLLists: the fake lists ACL lists as CloudStack does, read with the SDK: the
-// global ones (no vpcid) and the VPCs' that the caller sees, by id from the highest, the name
-// compared case-insensitively; a tier's own list named as BuildCluster names it, and its name
-// answered as the network's aclname.
+// global ones (no vpcid) and the VPCs' that the caller sees (without listall: its own), by id
+// from the highest, the name compared case-insensitively; a tier's own list named as
+// BuildCluster names it, and its name answered as the network's aclname.
 func TestListNetworkACLLists(t *testing.T) {
 	s, cs := newTestServer(t)
 	var tier, named *ClusterSet
@@ -45,6 +45,10 @@ func TestListNetworkACLLists(t *testing.T) {
 			[]string{"DEFAULT_ALLOW@", "default_allow@" + named.Network.VPCID, "default_allow@"}},
 		{"by vpc", func(p *cloudstack.ListNetworkACLListsParams) { p.SetVpcid(tier.Network.VPCID) },
 			[]string{"DEFAULT_ALLOW@", "tier-acl@" + tier.Network.VPCID, "default_allow@", "default_deny@"}},
+		{"by name without listall: no tenant's", func(p *cloudstack.ListNetworkACLListsParams) {
+			p.SetName("default_allow")
+			p.SetListall(false)
+		}, []string{"DEFAULT_ALLOW@", "default_allow@"}},
 		{"by network", func(p *cloudstack.ListNetworkACLListsParams) { p.SetNetworkid(named.Network.ID) },
 			[]string{"default_allow@" + named.Network.VPCID}},
 	} {
