@@ -89,14 +89,21 @@ func (s Side) Declaration() SideDeclaration {
 func (s ClusterStatus) On(side Side) []Finding { return s.found[side] }
 
 // Set replaces the findings of one side. The map of sides is copied, never changed in place,
-// since copies of a status share it.
+// since copies of a status share it. A status without findings holds no map: most sides of most
+// clusters have none, and each cycle sets every side of every cluster.
 func (s *ClusterStatus) Set(side Side, findings []Finding) {
+	if len(findings) == 0 && len(s.found[side]) == 0 {
+		return // a side without findings has no entry
+	}
 	found := make(map[Side][]Finding, len(s.found)+1)
 	maps.Copy(found, s.found)
 	if len(findings) == 0 {
 		delete(found, side)
 	} else {
 		found[side] = findings
+	}
+	if len(found) == 0 {
+		found = nil
 	}
 	s.found = found
 }

@@ -26,12 +26,15 @@ type exposition struct {
 	live   prometheus.Gatherer
 	logger *slog.Logger
 	checks atomic.Pointer[encodedChecks]
+	// members are the last update's chunks, encoded, for the next (expositionmembers.go).
+	members *members
 }
 
 // encodedChecks are the check's metric families, gzip-compressed, in each format offered; the
 // OpenMetrics body has no "# EOF" yet, since the live metrics follow it.
 type encodedChecks struct {
 	text, openMetrics []byte
+	snapshot          *collector.Snapshot // the snapshot they encode
 }
 
 // gzipWriters keeps compressors for the scrapes' live part, so that a scrape does not allocate
@@ -69,62 +72,23 @@ var (
 // collector.Metrics.Chunks), so that the metrics of ten thousand clusters are never all built
 // at once.
 func (x *exposition) update(s *collector.Snapshot) {
-	text, om, err := encodeChecks(collector.NewMetrics(func() *collector.Snapshot { return s }).Chunks(chunkClusters))
+	if x.members == nil {
+		x.members = newMembers()
+	}
+	text, om, err := x.members.encode(collector.NewMetrics(func() *collector.Snapshot { return s }).Chunks(chunkClusters))
 	if err != nil {
 		x.logger.Error("Could not encode the check metrics", "err", err) // only a bug can do this
 		return
 	}
-	x.checks.Store(&encodedChecks{text: text, openMetrics: om})
+	x.checks.Store(&encodedChecks{text: text, openMetrics: om, snapshot: s})
 }
 
 // chunkClusters is how many clusters' series of one family are built at once.
 const chunkClusters = 1000
 
-// encodeChecks gathers the chunks one after another and encodes them into one gzip member per
-// format. A family split into chunks gets its HELP and TYPE lines once, from its first chunk.
+// encodeChecks encodes chunks afresh (members.encode without a last call to reuse).
 func encodeChecks(chunks []prometheus.Collector) (text, openMetrics []byte, err error) {
-	var tb, ob bytes.Buffer
-	tz, _ := gzip.NewWriterLevel(&tb, gzip.BestSpeed)
-	oz, _ := gzip.NewWriterLevel(&ob, gzip.BestSpeed)
-	var part bytes.Buffer
-	last := ""
-	for _, c := range chunks {
-		reg := prometheus.NewRegistry()
-		if err := reg.Register(c); err != nil {
-			return nil, nil, err
-		}
-		families, err := reg.Gather()
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, f := range families {
-			cont := f.GetName() == last
-			last = f.GetName()
-			for _, out := range []struct {
-				w      io.Writer
-				format expfmt.Format
-			}{{tz, formatText}, {oz, formatOpenMetrics}} {
-				part.Reset()
-				if err := encode(&part, []*dto.MetricFamily{f}, out.format, false); err != nil {
-					return nil, nil, err
-				}
-				body := part.Bytes()
-				if cont {
-					body = withoutHeader(body)
-				}
-				if _, err := out.w.Write(body); err != nil {
-					return nil, nil, err
-				}
-			}
-		}
-	}
-	if err := tz.Close(); err != nil {
-		return nil, nil, err
-	}
-	if err := oz.Close(); err != nil {
-		return nil, nil, err
-	}
-	return tb.Bytes(), ob.Bytes(), nil
+	return newMembers().encode(chunks)
 }
 
 // withoutHeader drops the comment lines (HELP, TYPE, UNIT) that open an encoded family.

@@ -270,3 +270,38 @@ func (e *env) clusterNames() []string {
 	}
 	return out
 }
+
+// TestRecheckAfterCheckingIsOff: a reload that switches checking off while a re-check runs still
+// publishes "disabled", and the re-check, publishing after it, neither switches it back on nor
+// announces what it found.
+func TestRecheckAfterCheckingIsOff(t *testing.T) {
+	e, cs := startWithEvents(t, simulator.ClusterSpec{Name: "alpha"})
+	alpha := cs[0]
+	rechecked := e.gates().arm(t, handoffRechecked)
+	if _, err := e.sim.DeleteMapRow(alpha.ID, alpha.VMs[2]); err != nil {
+		t.Fatal(err)
+	}
+	e.deliver(e.vmEvent("VM.STOP", alpha.VMs[2]))
+	rechecked.wait() // the re-check found the drift and has not published
+
+	e.editConfig("  interval: 1h\n", "  enabled: false\n  interval: 1h\n")
+	e.postReload()
+	e.waitFor("check_enabled 0", func() bool { return e.metrics()["cks_drift_check_enabled"] == 0 })
+	rechecked.open()
+	e.waitFor("the re-check's end", func() bool {
+		select {
+		case <-e.exp.stopped:
+			return true
+		default:
+		}
+		e.exp.owner.mu.Lock()
+		defer e.exp.owner.mu.Unlock()
+		return len(e.exp.owner.running) == 0
+	})
+	if m := e.metrics(); m["cks_drift_check_enabled"] != 0 {
+		t.Errorf("check_enabled %v after the re-check, want 0", m["cks_drift_check_enabled"])
+	}
+	if w := e.writes(); len(w) != 0 {
+		t.Errorf("announcements %q while checking is off", w)
+	}
+}
