@@ -92,7 +92,7 @@ func TestAMQPLatency(t *testing.T) {
 			mu.Lock()
 			done := true
 			for _, c := range changes {
-				if !c.published.IsZero() && c.found.IsZero() && hasFinding(snap, c.clusterID, c.vmID) {
+				if !c.published.IsZero() && c.found.IsZero() && hasFinding(statusOf(snap, c.clusterID), c.vmID) {
 					c.found = now
 				}
 				done = done && !c.found.IsZero()

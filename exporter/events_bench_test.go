@@ -340,6 +340,16 @@ func destroyWorkers(t *testing.T, w *world.World, n int) []*scaleChange {
 	return out
 }
 
+// statusOf returns the status of the cluster in snap, the zero status if it has none.
+func statusOf(snap *collector.Snapshot, clusterID string) collector.ClusterStatus {
+	for _, s := range snap.Clusters {
+		if s.Cluster.ID == clusterID {
+			return s
+		}
+	}
+	return collector.ClusterStatus{}
+}
+
 // hasFinding reports whether the cluster's status has the mapped_vm_expunged finding of vmID.
 func hasFinding(s collector.ClusterStatus, vmID string) bool {
 	return slices.ContainsFunc(s.Findings(), func(f collector.Finding) bool { return f.VMID == vmID && f.Kind == "mapped_vm_expunged" })
