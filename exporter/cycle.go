@@ -82,6 +82,7 @@ func cycle(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, sr
 	next.Clusters, next.AcceptRules = collector.Accept(next.Clusters, inv.Clusters, cfg.Rules(), next.Start)
 	logAcceptRules(prev.AcceptRules, next.AcceptRules, logger)
 	logNodeSides(prev.Clusters, next.Clusters, cfg, nodeTarget(src.nodes), logger)
+	logSideGaps(prev.Clusters, next.Clusters, logger)
 	next.End = now()
 	next.Success = true
 	next.Error = ""

@@ -3,6 +3,7 @@ package exporter
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"testing"
 	"time"
@@ -48,7 +49,8 @@ func TestNetworkRuleMissingFromTheDatabase(t *testing.T) {
 // three cycles); the rule re-created while hide makes the rules unreadable, the network side is
 // not compared: the finding is kept and nothing is announced, though the inventory is read; show
 // makes them readable again: one [INFO] with the network side's message and the alert archived.
-// Meanwhile cks_drift_sides_not_compared{side="network"} counts the cluster. load, when not nil,
+// Meanwhile cks_drift_sides_not_compared{side="network"} counts the cluster, and the log says so
+// once (a WARN when it starts, an INFO when the side is compared again). load, when not nil,
 // hands the cloud's model to the inventory source.
 func (e *env) ruleEpisode(c simulator.Cluster, load, hide, show func()) {
 	e.t.Helper()
@@ -75,6 +77,7 @@ func (e *env) ruleEpisode(c simulator.Cluster, load, hide, show func()) {
 	if m := e.metrics(); m[notCompared] != 0 {
 		e.t.Fatalf("%s %v while the rules are read", notCompared, m[notCompared])
 	}
+	mark := e.logs.mark()
 	hide()
 	restore()
 	loaded()
@@ -83,9 +86,18 @@ func (e *env) ruleEpisode(c simulator.Cluster, load, hide, show func()) {
 		e.t.Fatalf("cks_drift_up %v, %s %v: the inventory is read while the rules are not, and the side counted as not compared",
 			m["cks_drift_up"], notCompared, m[notCompared])
 	}
+	const gap = "Could not compare a side of some clusters; their findings of it are kept as they were until it can be read"
+	if l := e.logged(mark, slog.LevelWarn, gap); len(l) != 1 || l[0].Attrs["side"] != "network" || l[0].Attrs["clusters"] != "1" ||
+		l[0].Attrs["cluster"] != "test" || l[0].Attrs["reasons"] == "" {
+		e.t.Fatalf("WARN lines of the side not compared over two cycles: %v, want one naming the network side, the cluster and why", l)
+	}
+	mark = e.logs.mark()
 	e.keptThenResolved(want, written, show, "The network rules of Kubernetes cluster test match what CKS created again")
 	if m := e.metrics(); m[notCompared] != 0 {
 		e.t.Fatalf("%s %v once the rules are read again", notCompared, m[notCompared])
+	}
+	if l := e.logged(mark, slog.LevelInfo, "The side is compared again for every cluster"); len(l) != 1 || l[0].Attrs["side"] != "network" {
+		e.t.Fatalf("INFO lines of the side compared again: %v, want one for the network side", l)
 	}
 }
 
