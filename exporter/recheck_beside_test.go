@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/cloudstacktest"
 	"github.com/cks-drift-exporter/cks-drift-exporter/internal/testkit/simulator"
 )
@@ -108,6 +109,23 @@ func (e *env) unchanged(want, announced []string, after string) {
 	}
 	if w := e.writes(); !slices.Equal(w, announced) {
 		e.t.Errorf("announcements %q after %s, want only %q", w, after, announced)
+	}
+	e.servedAsEncodedAfresh(after)
+}
+
+// servedAsEncodedAfresh checks that the check metrics /metrics serves, whose chunks the
+// exposition keeps from snapshot to snapshot while their clusters' read times are the same
+// (expositionmembers.go), are those of the snapshot they were made from encoded afresh: a status
+// merged into a later snapshot must be the one published with its read time.
+func (e *env) servedAsEncodedAfresh(after string) {
+	e.t.Helper()
+	served := e.exp.exposition.checks.Load()
+	text, _, err := encodeChecks(collector.NewMetrics(func() *collector.Snapshot { return served.snapshot }).Chunks(chunkClusters))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if got, want := gunzip(e.t, served.text), gunzip(e.t, text); got != want {
+		e.t.Errorf("/metrics after %s is not its snapshot's metrics encoded afresh:\n%s\nwant\n%s", after, got, want)
 	}
 }
 
