@@ -18,6 +18,7 @@ func TestSidesNotCompared(t *testing.T) {
 		{Cluster: Cluster{ID: "k2", Rules: &NetworkRules{Err: "the database account may not read load_balancer_vm_map"}}, Checked: true, Nodes: NodeList{Err: "timeout"}, OfferingsRead: true},
 		{Cluster: Cluster{ID: "k3"}, Checked: true, Nodes: NodesRead(nil, nil)},
 		{Cluster: Cluster{ID: "k4", State: "Scaling"}},
+		{Cluster: Cluster{ID: "k5", Rules: &NetworkRules{Err: ErrNetworkNotListed}}, Checked: true, Nodes: NodesRead(nil, nil), OfferingsRead: true},
 	}}
 	want := `# HELP cks_drift_sides_not_compared ` + notComparedHelp + `
 # TYPE cks_drift_sides_not_compared gauge

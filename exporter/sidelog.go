@@ -19,10 +19,8 @@ type sideGap struct {
 const maxGapReasons = 3
 
 // sideGaps returns, per side other than the node side (logReachability logs that per cluster),
-// the checked clusters of statuses whose side was not compared (SideDeclaration.Compared) because
-// what it compares could not be read. A cluster whose network its source does not show (none, or
-// removed: collector.ErrNetworkNotListed) has no rules to compare and is left out: nothing failed,
-// and such a cluster would keep the line up for as long as it exists.
+// the clusters of statuses whose side could not be compared because what it compares could not
+// be read (SideDeclaration.Unread, as cks_drift_sides_not_compared counts them).
 func sideGaps(statuses []collector.ClusterStatus) map[collector.Side]sideGap {
 	gaps := make(map[collector.Side]sideGap)
 	for _, d := range collector.SideDeclarations {
@@ -31,8 +29,7 @@ func sideGaps(statuses []collector.ClusterStatus) map[collector.Side]sideGap {
 		}
 		var g sideGap
 		for _, s := range statuses {
-			if !s.Checked || d.Compared(s) || (d.Side == collector.SideNetwork && s.Cluster.Rules != nil &&
-				s.Cluster.Rules.Err == collector.ErrNetworkNotListed) {
+			if !d.Unread(s) {
 				continue
 			}
 			if g.clusters++; g.clusters == 1 {
