@@ -55,6 +55,11 @@ const (
 	CauseOnCluster CauseResource = "KubernetesCluster"
 )
 
+// EventVMUnmanage is the type of the event unmanageVirtualMachine records (EventTypes
+// .EVENT_VM_UNMANAGE, UnmanageVMInstanceCmd.getEventType at 4.17.0.0 and 4.21.0.0), with the VM
+// as its resource: what tells an unmanaged VM of a map from an expunged one, through either source.
+const EventVMUnmanage = "VM.UNMANAGE"
+
 // Explanation says which CloudStack events can explain a finding of a kind: an event of one of
 // Types whose resource is the finding's VM or its cluster (On). A kind with no Types has no
 // cause looked up.

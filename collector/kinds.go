@@ -89,7 +89,7 @@ var Declarations = []Declaration{
 		Anchor:  "mapped_vm_expunged",
 		Alert:   "CKSVMMapDrift", Severity: "warning",
 		Rule:   "VM {{ $labels.vm_name }} ({{ $labels.vm_id }}) is one of the VMs of Kubernetes cluster {{ $labels.cluster_name }} in CloudStack, but has been or is being expunged.",
-		Causes: Explanation{On: CauseOnVM, Types: []string{"VM.DESTROY", "VM.EXPUNGE", "VM.UNMANAGE"}},
+		Causes: Explanation{On: CauseOnVM, Types: []string{"VM.DESTROY", "VM.EXPUNGE", EventVMUnmanage}},
 	},
 	{
 		Kind: KindMappedVMMissing, Side: SideVM, Subject: SubjectVM,

@@ -86,11 +86,6 @@ func (x *exposition) update(s *collector.Snapshot) {
 // chunkClusters is how many clusters' series of one family are built at once.
 const chunkClusters = 1000
 
-// encodeChecks encodes chunks afresh (members.encode without a last call to reuse).
-func encodeChecks(chunks []prometheus.Collector) (text, openMetrics []byte, err error) {
-	return newMembers().encode(chunks)
-}
-
 // withoutHeader drops the comment lines (HELP, TYPE, UNIT) that open an encoded family.
 func withoutHeader(b []byte) []byte {
 	for bytes.HasPrefix(b, []byte("# ")) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 )
@@ -70,6 +71,11 @@ func TestMembersReusedOnlyWhereUnchanged(t *testing.T) {
 	changed.Clusters = append([]collector.ClusterStatus(nil), unread.Clusters...)
 	changed.Clusters[3] = unread.Clusters[3].With(collector.Finding{Kind: collector.KindUnmappedVM, VMID: "vm-y", VMName: "y", FirstSeen: read})
 	check("a change of a cluster never read", &changed)
+}
+
+// encodeChecks encodes chunks afresh (members.encode without a last call to reuse).
+func encodeChecks(chunks []prometheus.Collector) (text, openMetrics []byte, err error) {
+	return newMembers().encode(chunks)
 }
 
 // gunzip returns the text of a run of gzip members.

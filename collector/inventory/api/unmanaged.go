@@ -10,10 +10,6 @@ import (
 	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 )
 
-// unmanageEvent is the type of the event unmanageVirtualMachine records (EventTypes
-// .EVENT_VM_UNMANAGE, UnmanageVMInstanceCmd.getEventType at 4.17.0.0 and 4.21.0.0).
-const unmanageEvent = "VM.UNMANAGE"
-
 // unmanagedLookups bounds the VMs whose events one read of the inventory asks for (each costs at
 // most causePages requests), and unmanagedTries the reads that ask for one VM's: the Completed
 // event is recorded when the job ends, an instant after the VM left the listing, so a VM is asked
@@ -137,7 +133,7 @@ func gap(k collector.Cluster) int {
 // account (owner), as UnmanageVMInstanceCmd.getEntityOwnerId records it whoever calls it: an
 // event under another account, even the root admin's, does not count.
 func findUnmanage(c *cs.CloudStackClient, k collector.Cluster, id string, owner collector.Cluster, now time.Time) (collector.CauseEvent, error) {
-	w := collector.CauseWant{Cluster: k, ResourceID: id, On: collector.CauseOnVM, Types: []string{unmanageEvent}, Since: now.Add(-collector.CauseLookBack)}
+	w := collector.CauseWant{Cluster: k, ResourceID: id, On: collector.CauseOnVM, Types: []string{collector.EventVMUnmanage}, Since: now.Add(-collector.CauseLookBack)}
 	is := func(e wireEvent) bool {
 		ev := causeEvent(e)
 		return ev.State == "Completed" && w.Explains(ev) && owner.OwnsEvent(ev.Account, ev.DomainID, ev.ProjectID)
@@ -155,7 +151,7 @@ func findUnmanage(c *cs.CloudStackClient, k collector.Cluster, id string, owner 
 // cause returns the VM.UNMANAGE event found for a wanted finding's VM, as its cause (the look-up
 // that named the VM unmanaged serves its cause too), and false when none was.
 func (u *unmanaged) cause(w collector.CauseWant) (collector.Cause, bool) {
-	if w.On != collector.CauseOnVM || !slices.Contains(w.Types, unmanageEvent) {
+	if w.On != collector.CauseOnVM || !slices.Contains(w.Types, collector.EventVMUnmanage) {
 		return collector.Cause{}, false
 	}
 	u.mu.Lock()

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/cks-drift-exporter/cks-drift-exporter/collector"
 )
 
 // readTables are the tables the source reads besides the VM details table (details.go), with what
@@ -29,7 +31,7 @@ var readTables = []struct{ name, loss string }{
 
 // networkLoss is what is lost without a table only the network side reads (rules.go): the
 // cycle reads everything else, and keeps the side's findings as they were.
-const networkLoss = "the network rules CKS created are not compared (network_rule_missing)"
+const networkLoss = "the network rules CKS created are not compared (" + string(collector.KindNetworkRuleMissing) + ")"
 
 // GrantScript is the statements that give grantee (e.g. 'cks_drift'@'10.0.0.%') SELECT on exactly
 // the tables the source reads in database schema, on every CloudStack release and across its

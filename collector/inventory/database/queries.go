@@ -114,7 +114,7 @@ func (c columns) mapQuery() string {
 		pick(c.mapEtcd, "m.etcd_node", "0") + `, ` + pick(c.mapExternal, "m.external_node", "0") + `, ` +
 		pick(c.mapVersion, "m.kubernetes_node_version", "NULL") + `,
   v.id, v.uuid, v.name, v.state, v.created, v.removed, ` + pick(c.events && c.eventResource, `v.removed IS NOT NULL AND EXISTS (SELECT 1 FROM event e
-    WHERE e.type = 'VM.UNMANAGE' AND e.resource_type = 'VirtualMachine' AND e.resource_id = v.id AND e.account_id = v.account_id)`, "0") + `
+    WHERE e.type = '`+collector.EventVMUnmanage+`' AND e.resource_type = '`+string(collector.CauseOnVM)+`' AND e.resource_id = v.id AND e.account_id = v.account_id)`, "0") + `
 FROM kubernetes_cluster_vm_map m
 JOIN kubernetes_cluster k ON k.id = m.cluster_id
 LEFT JOIN vm_instance v ON v.id = m.vm_id
