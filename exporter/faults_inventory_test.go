@@ -48,10 +48,13 @@ func TestFaultsInventory(t *testing.T) {
 			// answer can take longer than 500ms, and a cycle that failed so outside the fault would
 			// be a second failure episode (the fault is cleared before the default comes back, so
 			// at most one cycle runs with it after the clear, and the episode still ends once).
+			// The fault waits for a cycle to end after the reload: the cycle under way at the
+			// reload keeps the default 30s and would wait that long on the slow answer.
 			name: "answer slower than cloudstack.timeout",
 			inject: func(e *env) {
 				e.editConfig("cloudstack:\n", "cloudstack:\n  timeout: 500ms\n")
 				e.postReload()
+				e.nextCycles(1)
 				e.sim.CloudStack.SetFault("listKubernetesClusters", cloudstacktest.Fault{Delay: time.Minute})
 			},
 			clear: func(e *env) {
