@@ -103,10 +103,11 @@ type CauseWant struct {
 
 // Explains reports whether e explains the wanted finding. It is tied by resource only (the
 // event's resource is the finding's VM, cluster or gone rule, explainsRule; never a name or a
-// description, which tenants write), of one of the kind's types, recorded within the look-back, carried out (Completed, or
-// Created for what CloudStack records as created: a tenant who names another's resource in a
-// command has its Scheduled event recorded before the access check refuses the job), and
-// recorded under the cluster's owner or the operator's root admins (AdminEvent).
+// description, which tenants write), of one of the kind's types, recorded within the look-back,
+// carried out (Completed, or Created for what CloudStack records as created: a tenant who names
+// another's resource in a command has its Scheduled event recorded before the access check
+// refuses the job), and recorded under the cluster's owner or the operator's root admins
+// (AdminEvent).
 func (w CauseWant) Explains(e CauseEvent) bool {
 	switch {
 	case w.On == CauseOnRule:

@@ -41,6 +41,23 @@ const (
 	NetworkDirect NetworkType = "direct"
 )
 
+// NetworkTypeOf is the type of a network by what both sources read of it: its guest type, whether
+// it is a VPC tier, and whether its offering is routed (4.20 on).
+func NetworkTypeOf(guestType string, vpcTier, routed bool) NetworkType {
+	switch {
+	case !strings.EqualFold(guestType, "Isolated") || routed:
+		return NetworkDirect
+	case vpcTier:
+		return NetworkVPCTier
+	default:
+		return NetworkIsolated
+	}
+}
+
+// RuleRevoked reports whether a rule's state says it is on its way out (Revoke): CKS's next
+// operation does not find it either, so a source leaves it out.
+func RuleRevoked(state string) bool { return strings.EqualFold(state, "Revoke") }
+
 // FirewallRule is an ingress firewall rule of a public address (isolated networks).
 type FirewallRule struct {
 	ID, AddressID, Protocol string

@@ -33,9 +33,9 @@ type Announcer interface {
 }
 
 // cycle runs one check and returns the next snapshot, not yet announced: the loop's commit
-// merges it with what a re-check published meanwhile and announces that. It never fails as a whole: an inventory
-// that cannot be read keeps the previous clusters and findings with Success false, and a cluster
-// whose control node cannot be reached is compared on its VM side only.
+// merges it with what a re-check published meanwhile and announces that. It never fails as a
+// whole: an inventory that cannot be read keeps the previous clusters and findings with Success
+// false, and a cluster whose control node cannot be reached is compared on its VM side only.
 func cycle(ctx context.Context, prev *collector.Snapshot, cfg *config.Config, src sources, announcer Announcer, turns *collector.Turns, logger *slog.Logger, now func() time.Time) *collector.Snapshot {
 	next := carry(prev)
 	next.Start = now()

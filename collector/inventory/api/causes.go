@@ -23,12 +23,12 @@ const maxTriggers = 2
 
 // Causes looks up the CloudStack event that explains each wanted finding (the exporter's
 // CauseFinder): the VM.UNMANAGE event that named a VM of a map unmanaged (unmanaged.cause), else
-// first the events that started the re-check, by id, then listEvents by the
-// finding's resource (resourceid and resourcetype filter from 4.17.0.0: ListEventsCmd at
-// c56220fcf2, "Updating pom.xml version numbers for release 4.17.0.0", and 4.19.0.0; releases
-// before ignore them and answer events without a resource, so nothing matches and one page is
-// asked). causes[i] is wants[i]'s, zero where none explains it; it stops at the first failed
-// request and returns its error with what it found so far.
+// first the events that started the re-check, by id, then listEvents by the finding's resource
+// (resourceid and resourcetype filter from 4.17.0.0: ListEventsCmd at c56220fcf2, "Updating
+// pom.xml version numbers for release 4.17.0.0", and 4.19.0.0; releases before ignore them and
+// answer events without a resource, so nothing matches and one page is asked). causes[i] is
+// wants[i]'s, zero where none explains it; it stops at the first failed request and returns its
+// error with what it found so far.
 func (s *Source) Causes(ctx context.Context, wants []collector.CauseWant) ([]collector.Cause, error) {
 	c := s.api.SDK(ctx)
 	out := make([]collector.Cause, len(wants))

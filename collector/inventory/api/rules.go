@@ -64,11 +64,10 @@ type wireACLItem struct {
 // networkRules reads the rules of every network the clusters are on, each list once and paged
 // over the whole cloud (listNetworks, listFirewallRules, listLoadBalancerRules, and when a network
 // is a VPC tier listNetworkACLLists for default_allow and listNetworkACLs; the port-forwarding
-// rules are pf, already read), and gives each cluster those of its own
-// network (pf failed with pfErr: every cluster's rules unread). Nothing grows with the clusters
-// but by pages: the API has no cloud-wide list of a load
-// balancer's VMs (listLoadBalancerRuleInstances takes one rule), so whether the control VMs are
-// behind api-lb is left to the database source. A list that fails leaves every cluster's rules
+// rules are pf, already read), and gives each cluster those of its own network (pf failed with
+// pfErr: every cluster's rules unread). Nothing grows with the clusters but by pages: the API has
+// no cloud-wide list of a load balancer's VMs (listLoadBalancerRuleInstances takes one rule), so
+// whether the control VMs are behind api-lb is left to the database source. A list that fails leaves every cluster's rules
 // unread, with the error, and fails nothing else.
 func networkRules(c *cs.CloudStackClient, scopes []string, size int, clusters []collector.Cluster, pf []pfRule, pfErr error, in strs) {
 	readRules(c, scopes, size, clusters, pf, pfErr, "", in)
@@ -261,20 +260,11 @@ func trimmed[T any](s []T) []T {
 	return slices.Clone(s)
 }
 
-// networkType is what CKS does on a network (KubernetesClusterStartWorker
-// .setupKubernetesClusterNetworkRules): nothing on a shared, L2 or routed one, a tier's rules on
-// a VPC tier, an isolated network's else.
+// networkType is what CKS does on a network (collector.NetworkTypeOf): listNetworks answers
+// ip4routing for a routed one.
 func networkType(n wireNetwork) collector.NetworkType {
-	switch {
-	case !strings.EqualFold(string(n.Type), "Isolated") || n.IP4Routing != "":
-		return collector.NetworkDirect
-	case n.VPCID != "":
-		return collector.NetworkVPCTier
-	default:
-		return collector.NetworkIsolated
-	}
+	return collector.NetworkTypeOf(string(n.Type), n.VPCID != "", n.IP4Routing != "")
 }
 
-// revoked reports whether a rule is on its way out (state Revoke): CKS's next operation does not
-// find it either.
-func revoked(state text) bool { return strings.EqualFold(string(state), "Revoke") }
+// revoked reports whether a listed rule is on its way out (collector.RuleRevoked).
+func revoked(state text) bool { return collector.RuleRevoked(string(state)) }

@@ -135,7 +135,7 @@ func (r reader) readRules(ctx context.Context, c columns) networkRules {
 		if err := res.Scan(&id, &guestType, &tier, &acl, &routed); err != nil {
 			return err
 		}
-		n := &collector.NetworkRules{Type: networkType(guestType.String, tier, routed)}
+		n := &collector.NetworkRules{Type: collector.NetworkTypeOf(guestType.String, tier, routed)}
 		if n.Type == collector.NetworkVPCTier {
 			n.ACLDefaultAllow = acl.Int64 == aclDefaultAllow
 			byACL[acl.Int64] = append(byACL[acl.Int64], n)
@@ -164,7 +164,7 @@ func (r reader) readRules(ctx context.Context, c columns) networkRules {
 	}
 	for _, f := range rows {
 		n := out.byNetwork[f.network]
-		if n == nil || strings.EqualFold(f.state.String, "Revoke") { // on its way out: CKS's next operation finds it gone
+		if n == nil || collector.RuleRevoked(f.state.String) { // on its way out: CKS's next operation finds it gone
 			continue
 		}
 		id, address, protocol := f.uuid.String, f.ipUUID.String, f.protocol.String
@@ -201,7 +201,7 @@ func (r reader) readRules(ctx context.Context, c columns) networkRules {
 		if err := res.Scan(&acl, &id, &protocol, &start, &end, &traffic, &action, &state); err != nil {
 			return err
 		}
-		if strings.EqualFold(state.String, "Revoke") {
+		if collector.RuleRevoked(state.String) {
 			return nil
 		}
 		item := collector.ACLItem{ID: id.String, Protocol: protocol.String, StartPort: int(start.Int64), EndPort: int(end.Int64),
@@ -225,20 +225,6 @@ type ruleRow struct {
 	private                        sql.NullInt64
 	vmUUID                         sql.NullString
 	lbPrivate                      sql.NullInt64
-}
-
-// networkType is what CKS does on a network (KubernetesClusterStartWorker
-// .setupKubernetesClusterNetworkRules), as the API source tells it: nothing on a shared, L2 or
-// routed one, a tier's rules on a VPC tier, an isolated network's else.
-func networkType(guestType string, tier, routed bool) collector.NetworkType {
-	switch {
-	case !strings.EqualFold(guestType, "Isolated") || routed:
-		return collector.NetworkDirect
-	case tier:
-		return collector.NetworkVPCTier
-	default:
-		return collector.NetworkIsolated
-	}
 }
 
 // rulesOf are the rules of the cluster's network, or why they were not read.
